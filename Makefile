@@ -1,0 +1,86 @@
+# nfsgit: the driver. Git's own Makefile lives in build/git.
+#
+#   make              deps, fetch, tree, build and install nfsgit
+#   make test         the whole upstream suite plus ours (see README.md)
+#   make test-quick   the scripts for the areas the series touches
+#   make stock        pristine upstream, built the same way, in build/stock
+#   make export       write build/git's series to patches/
+#
+# Variables: prefix (install location, default build/install),
+# JOBS (parallel make and test jobs, default: number of cores).
+
+include UPSTREAM
+
+TOP := $(CURDIR)
+prefix ?= $(TOP)/build/install
+stock_prefix ?= $(TOP)/build/stock-install
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+TARBALL := downloads/git-$(UPSTREAM_VERSION).tar.xz
+CCACHE := $(shell command -v ccache 2>/dev/null)
+
+# The same build configuration for nfsgit and stock: zlib, OpenSSL,
+# libcurl and expat are found by Git's Makefile; pcre2 must be asked for.
+define CONFIG_MAK
+# Written by nfsgit's top-level Makefile; edits are overwritten.
+CC = $(if $(CCACHE),ccache )gcc
+USE_LIBPCRE2 = YesPlease
+NO_TCLTK = YesPlease
+endef
+export CONFIG_MAK
+
+.PHONY: all deps fetch tree build install stock test test-quick test-stock \
+	export latencyfs clean FORCE
+
+all: install
+
+deps:
+	@tools/install-deps
+
+fetch: $(TARBALL)
+$(TARBALL): UPSTREAM
+	@tools/fetch-upstream
+
+tree: deps fetch
+	@tools/make-tree $(if $(FORCE),--force)
+
+# config.mak is only rewritten when it changes, so it does not force a
+# rebuild.
+%/config.mak: FORCE
+	@printf '%s\n' "$$CONFIG_MAK" >$@.tmp && \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+build/git/config.mak: | tree
+build/stock/config.mak: | build/stock/Makefile
+
+build: tree build/git/config.mak
+	$(MAKE) -C build/git -j$(JOBS) prefix=$(prefix) all
+
+install: build
+	$(MAKE) -C build/git -j$(JOBS) prefix=$(prefix) install >/dev/null
+	@echo "installed: $(prefix)/bin/git ($$($(prefix)/bin/git version))"
+
+build/stock/Makefile: | $(TARBALL)
+	rm -rf build/stock && mkdir -p build/stock
+	tar -C build/stock --strip-components=1 -xJf $(TARBALL)
+
+stock: deps fetch build/stock/Makefile build/stock/config.mak
+	$(MAKE) -C build/stock -j$(JOBS) prefix=$(stock_prefix) all
+	$(MAKE) -C build/stock -j$(JOBS) prefix=$(stock_prefix) install >/dev/null
+	@echo "installed: $(stock_prefix)/bin/git ($$($(stock_prefix)/bin/git version))"
+
+export:
+	@tools/export-series
+
+test: install
+	$(MAKE) -C build/git/t test-lint
+	tools/run-tests --jobs $(JOBS) build/git
+
+test-quick: build
+	tools/run-tests --jobs $(JOBS) --list tools/quick-tests build/git
+
+test-stock: stock
+	tools/run-tests --jobs $(JOBS) build/stock
+
+clean:
+	-$(MAKE) -C build/git clean >/dev/null
+	rm -rf build/stock build/stock-install build/install
