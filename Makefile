@@ -17,6 +17,10 @@ stock_prefix ?= $(TOP)/build/stock-install
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 TARBALL := downloads/git-$(UPSTREAM_VERSION).tar.xz
 CCACHE := $(shell command -v ccache 2>/dev/null)
+# Let ccache share objects between checkouts at different paths (CI
+# builds in a fresh clone).
+export CCACHE_BASEDIR := $(TOP)/build
+export CCACHE_NOHASHDIR := 1
 
 # The same build configuration for nfsgit and stock: zlib, OpenSSL,
 # libcurl and expat are found by Git's Makefile; pcre2 must be asked for.
