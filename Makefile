@@ -5,6 +5,7 @@
 #   make test-quick   the scripts for the areas the series touches
 #   make stock        pristine upstream, built the same way, in build/stock
 #   make export       write build/git's series to patches/
+#   make latencyfs    the NFS simulator, in build/latencyfs
 #
 # Variables: prefix (install location, default build/install),
 # JOBS (parallel make and test jobs, default: number of cores).
@@ -75,12 +76,19 @@ stock: deps fetch build/stock/Makefile build/stock/config.mak
 export:
 	@tools/export-series
 
-test: install
-	$(MAKE) -C build/git/t test-lint
-	tools/run-tests --jobs $(JOBS) build/git
+LATENCYFS := $(TOP)/build/latencyfs/latencyfs
+export LATENCYFS
 
-test-quick: build
-	tools/run-tests --jobs $(JOBS) --list tools/quick-tests build/git
+latencyfs: deps
+	$(MAKE) -C tools/latencyfs O=$(TOP)/build/latencyfs
+
+test: install latencyfs
+	$(MAKE) -C build/git/t test-lint
+	tools/run-tests --jobs $(JOBS) --extra tools/latencyfs/test.sh build/git
+
+test-quick: build latencyfs
+	tools/run-tests --jobs $(JOBS) --list tools/quick-tests \
+		--extra tools/latencyfs/test.sh build/git
 
 test-stock: stock
 	tools/run-tests --jobs $(JOBS) build/stock

@@ -1,0 +1,1444 @@
+/*
+ * latencyfs: mirror BACKING_DIR at MOUNTPOINT, make every request that is a
+ * round trip on NFS wait for a configurable delay, count requests by type
+ * and inject errors, so that Git can be measured and tested on a simulated
+ * NFS mount (lookupcache=pos) on one machine.
+ *
+ *   latencyfs [-f] [-d] [-o OPTION[,OPTION...]] BACKING_DIR MOUNTPOINT
+ *
+ * README.md describes the options, the counters, the control file
+ * MOUNTPOINT/.latencyfs and the fault syntax.
+ */
+#define _GNU_SOURCE
+#define FUSE_USE_VERSION 317
+
+#include <fuse_lowlevel.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <pthread.h>
+#include <search.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNUSED __attribute__((unused))
+#define CTL_NAME ".latencyfs"
+#define STATS_MAX 4096
+#define RECENT 256
+
+enum op {
+	OP_LOOKUP, OP_LOOKUP_NEGATIVE, OP_GETATTR, OP_SETATTR, OP_ACCESS,
+	OP_READLINK, OP_OPENDIR, OP_READDIR, OP_RELEASEDIR, OP_FSYNCDIR,
+	OP_MKDIR, OP_RMDIR, OP_MKNOD, OP_SYMLINK, OP_LINK, OP_UNLINK,
+	OP_RENAME, OP_CREATE, OP_OPEN, OP_READ, OP_WRITE, OP_FLUSH, OP_FSYNC,
+	OP_RELEASE, OP_STATFS, OP_FAULTS, NR_OPS
+};
+
+static const char *const op_names[NR_OPS] = {
+	[OP_LOOKUP] = "lookup", [OP_LOOKUP_NEGATIVE] = "lookup_negative",
+	[OP_GETATTR] = "getattr", [OP_SETATTR] = "setattr",
+	[OP_ACCESS] = "access", [OP_READLINK] = "readlink",
+	[OP_OPENDIR] = "opendir", [OP_READDIR] = "readdir",
+	[OP_RELEASEDIR] = "releasedir", [OP_FSYNCDIR] = "fsyncdir",
+	[OP_MKDIR] = "mkdir", [OP_RMDIR] = "rmdir", [OP_MKNOD] = "mknod",
+	[OP_SYMLINK] = "symlink", [OP_LINK] = "link", [OP_UNLINK] = "unlink",
+	[OP_RENAME] = "rename", [OP_CREATE] = "create", [OP_OPEN] = "open",
+	[OP_READ] = "read", [OP_WRITE] = "write", [OP_FLUSH] = "flush",
+	[OP_FSYNC] = "fsync", [OP_RELEASE] = "release",
+	[OP_STATFS] = "statfs", [OP_FAULTS] = "faults",
+};
+
+static struct options {
+	unsigned delay_us, rw_delay_us, threads, readdir_size;
+	double entry_timeout, attr_timeout;
+	char *stats, *pidfile;
+	int foreground, help;
+} opt = {
+	.delay_us = 500, .threads = 64, .readdir_size = 32768,
+	.entry_timeout = 30, .attr_timeout = 3,
+};
+
+static char *backing, *mountpoint;
+static size_t backing_len;
+
+static atomic_ulong counts[NR_OPS], nr_round_trips;
+
+/* A file or directory of the backing tree the kernel knows about. */
+struct node {
+	int fd;			/* O_PATH descriptor */
+	dev_t dev;
+	ino_t ino;
+	uint64_t nlookup;	/* kernel references, under nodes_lock */
+	atomic_llong attr_time;	/* when NFS would have fetched attributes */
+};
+
+static struct node root = { .fd = -1 }, ctl = { .fd = -1 };
+static void *nodes;		/* tsearch() tree of struct node by dev, ino */
+static pthread_mutex_t nodes_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct file {
+	int fd;
+	atomic_int dirty;	/* written since the last flush or fsync */
+};
+
+struct dir {
+	DIR *dp;
+	off_t offset;
+	struct dirent *next;	/* read from dp but not sent yet */
+	uint64_t bytes;		/* sent so far, for readdir_size */
+};
+
+struct snapshot {
+	size_t len;
+	char buf[STATS_MAX];
+};
+
+struct rule {
+	char *op, *glob;
+	int err;
+	unsigned long after, times, seen, failed;
+	double prob;
+	uint64_t rng;
+	struct rule *next;
+};
+
+static struct rule *rules;
+static atomic_int have_rules;
+static pthread_mutex_t rules_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The names looked up last, by parent and hash of the name. */
+static struct {
+	fuse_ino_t parent;
+	uint64_t hash;
+} recent[RECENT];
+static unsigned recent_next;
+static pthread_mutex_t recent_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const struct {
+	const char *name;
+	int err;
+} errnos[] = {
+	{ "EIO", EIO }, { "ENOSPC", ENOSPC }, { "ESTALE", ESTALE },
+	{ "EDQUOT", EDQUOT }, { "EACCES", EACCES }, { "EPERM", EPERM },
+	{ "EROFS", EROFS }, { "ENOENT", ENOENT }, { "EEXIST", EEXIST },
+	{ "ENOTEMPTY", ENOTEMPTY }, { "EBUSY", EBUSY },
+	{ "ETIMEDOUT", ETIMEDOUT }, { "EAGAIN", EAGAIN },
+	{ "EINTR", EINTR }, { "ENAMETOOLONG", ENAMETOOLONG },
+};
+
+static struct node *node(fuse_ino_t ino)
+{
+	return ino == FUSE_ROOT_ID ? &root : (struct node *)(uintptr_t)ino;
+}
+
+static int is_ctl(fuse_ino_t ino)
+{
+	return node(ino) == &ctl;
+}
+
+static int node_fd(fuse_ino_t ino)
+{
+	return node(ino)->fd;
+}
+
+static struct file *file(struct fuse_file_info *fi)
+{
+	return (struct file *)(uintptr_t)fi->fh;
+}
+
+static void proc_path(char *buf, size_t len, int fd)
+{
+	snprintf(buf, len, "/proc/self/fd/%d", fd);
+}
+
+/* Counting and charging */
+
+static void count(enum op op)
+{
+	atomic_fetch_add_explicit(&counts[op], 1, memory_order_relaxed);
+}
+
+static void wait_us(unsigned long us)
+{
+	struct timespec ts = { us / 1000000, us % 1000000 * 1000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static void round_trips(unsigned n)
+{
+	if (!n)
+		return;
+	atomic_fetch_add_explicit(&nr_round_trips, n, memory_order_relaxed);
+	wait_us((unsigned long)n * opt.delay_us);
+}
+
+/* A request that is one round trip on NFS. */
+static void rpc(enum op op)
+{
+	count(op);
+	round_trips(1);
+}
+
+/* A READ or WRITE: not a metadata round trip, delayed by rw_delay_us. */
+static void data(enum op op)
+{
+	count(op);
+	if (opt.rw_delay_us)
+		wait_us(opt.rw_delay_us);
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * NFS keeps attributes for attr_timeout seconds after it fetched them:
+ * with a LOOKUP or GETATTR, on open (close-to-open) and, for a directory,
+ * from the reply to a change in it. FUSE drops them more often (atime
+ * after a read or a listing, a directory after a change in it); a GETATTR
+ * that NFS would have answered from its cache is free.
+ */
+static void attrs_fetched(fuse_ino_t ino)
+{
+	atomic_store(&node(ino)->attr_time, now_ns());
+}
+
+static int attrs_cached(fuse_ino_t ino)
+{
+	return now_ns() - atomic_load(&node(ino)->attr_time) <
+	       opt.attr_timeout * 1e9;
+}
+
+static uint64_t name_hash(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325;
+
+	while (*name)
+		h = (h ^ (unsigned char)*name++) * 0x100000001b3;
+	return h;
+}
+
+static void note_lookup(fuse_ino_t parent, const char *name)
+{
+	uint64_t h = name_hash(name);
+
+	pthread_mutex_lock(&recent_lock);
+	recent[recent_next % RECENT].parent = parent;
+	recent[recent_next % RECENT].hash = h;
+	recent_next++;
+	pthread_mutex_unlock(&recent_lock);
+}
+
+static int take_lookup(fuse_ino_t parent, const char *name)
+{
+	uint64_t h = name_hash(name);
+	int i, found = 0;
+
+	pthread_mutex_lock(&recent_lock);
+	for (i = 1; i <= RECENT && !found; i++) {
+		unsigned k = (recent_next - i) % RECENT;
+
+		if (recent[k].parent == parent && recent[k].hash == h) {
+			recent[k].parent = 0;
+			found = 1;
+		}
+	}
+	pthread_mutex_unlock(&recent_lock);
+	return found;
+}
+
+/*
+ * The kernel looks a name up before it creates, links or renames onto it
+ * (and for a rename target it does so even when the name is cached); NFS
+ * sends only the CREATE, MKDIR, SYMLINK, LINK or RENAME, which finds the
+ * name on the server. That LOOKUP has been charged, so the request that
+ * follows it is free.
+ */
+static void rpc_create(enum op op, fuse_ino_t parent, const char *name)
+{
+	count(op);
+	round_trips(!take_lookup(parent, name));
+	attrs_fetched(parent);
+}
+
+static void reset_counts(void)
+{
+	int i;
+
+	atomic_store(&nr_round_trips, 0);
+	for (i = 0; i < NR_OPS; i++)
+		atomic_store(&counts[i], 0);
+}
+
+static size_t format_stats(char *buf, size_t len)
+{
+	size_t n;
+	int i;
+
+	n = snprintf(buf, len, "round_trips %lu\n",
+		     atomic_load(&nr_round_trips));
+	for (i = 0; i < NR_OPS && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s %lu\n", op_names[i],
+			      atomic_load(&counts[i]));
+	return n < len ? n : len - 1;
+}
+
+static void write_file(const char *path, const char *buf, size_t len)
+{
+	char tmp[PATH_MAX];
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, buf, len) != (ssize_t)len || close(fd) ||
+	    rename(tmp, path))
+		fprintf(stderr, "latencyfs: cannot write '%s': %s\n", path,
+			strerror(errno));
+}
+
+static void write_stats(void)
+{
+	char buf[STATS_MAX];
+
+	if (opt.stats)
+		write_file(opt.stats, buf, format_stats(buf, sizeof(buf)));
+}
+
+/* Faults */
+
+static double next_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
+	z ^= z >> 31;
+	return (z >> 11) * 0x1.0p-53;
+}
+
+static int parse_errno(const char *s)
+{
+	size_t i;
+	char *end;
+	long n;
+
+	for (i = 0; i < sizeof(errnos) / sizeof(*errnos); i++)
+		if (!strcmp(s, errnos[i].name))
+			return errnos[i].err;
+	n = strtol(s, &end, 10);
+	return *s && !*end && n > 0 && n < 4096 ? n : 0;
+}
+
+static int parse_ulong(const char *s, unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return !*s || *end || errno || *s == '-' ? -1 : 0;
+}
+
+static void free_rule(struct rule *r)
+{
+	free(r->op);
+	free(r->glob);
+	free(r);
+}
+
+/* OP:GLOB:ERRNO[:after=N][:times=N][:prob=P][:seed=N] */
+static int add_rule(const char *spec)
+{
+	char *s = strdup(spec), *p = s, *f[3], *kv, *end;
+	struct rule *r = calloc(1, sizeof(*r)), **tail;
+	unsigned long seed = 1;
+	int i;
+
+	if (!s || !r)
+		goto bad;
+	for (i = 0; i < 3; i++)
+		if (!(f[i] = strsep(&p, ":")) || !*f[i])
+			goto bad;
+	r->op = strdup(f[0]);
+	r->glob = strdup(f[1]);
+	r->err = parse_errno(f[2]);
+	r->times = ULONG_MAX;
+	r->prob = 1;
+	if (!r->op || !r->glob || !r->err)
+		goto bad;
+	while ((kv = strsep(&p, ":"))) {
+		if (!strncmp(kv, "after=", 6)) {
+			if (parse_ulong(kv + 6, &r->after))
+				goto bad;
+		} else if (!strncmp(kv, "times=", 6)) {
+			if (parse_ulong(kv + 6, &r->times))
+				goto bad;
+		} else if (!strncmp(kv, "seed=", 5)) {
+			if (parse_ulong(kv + 5, &seed))
+				goto bad;
+		} else if (!strncmp(kv, "prob=", 5)) {
+			r->prob = strtod(kv + 5, &end);
+			if (!kv[5] || *end || !(r->prob >= 0 && r->prob <= 1))
+				goto bad;
+		} else {
+			goto bad;
+		}
+	}
+	r->rng = seed;
+	free(s);
+	pthread_mutex_lock(&rules_lock);
+	for (tail = &rules; *tail; tail = &(*tail)->next)
+		;
+	*tail = r;
+	atomic_store(&have_rules, 1);
+	pthread_mutex_unlock(&rules_lock);
+	return 0;
+bad:
+	free(s);
+	if (r)
+		free_rule(r);
+	return -1;
+}
+
+static void clear_rules(void)
+{
+	struct rule *r;
+
+	pthread_mutex_lock(&rules_lock);
+	atomic_store(&have_rules, 0);
+	while ((r = rules)) {
+		rules = r->next;
+		free_rule(r);
+	}
+	pthread_mutex_unlock(&rules_lock);
+}
+
+/* The path of ino (and name in it) relative to the mount root. */
+static int rel_path(char *buf, size_t len, fuse_ino_t ino, const char *name)
+{
+	char proc[64], full[PATH_MAX];
+	const char *rel = "";
+	ssize_t n;
+
+	if (node(ino) != &root) {
+		proc_path(proc, sizeof(proc), node_fd(ino));
+		n = readlink(proc, full, sizeof(full) - 1);
+		if (n >= 0) {
+			full[n] = '\0';
+			rel = full;
+			if (!strncmp(full, backing, backing_len))
+				rel += backing_len;
+			while (*rel == '/')
+				rel++;
+		}
+	}
+	return snprintf(buf, len, "%s%s%s", rel, *rel && name ? "/" : "",
+			name ? name : "");
+}
+
+/*
+ * The errno to fail this request with, 0 for none. A request matches a
+ * rule if its path, or its second path (rename, link), matches the glob.
+ */
+static int fault(enum op op, fuse_ino_t ino, const char *name,
+		 fuse_ino_t ino2, const char *name2)
+{
+	char path[2 * PATH_MAX], path2[2 * PATH_MAX];
+	struct rule *r;
+	int err = 0;
+
+	if (!atomic_load(&have_rules))
+		return 0;
+	rel_path(path, sizeof(path), ino, name);
+	if (ino2)
+		rel_path(path2, sizeof(path2), ino2, name2);
+	pthread_mutex_lock(&rules_lock);
+	for (r = rules; r && !err; r = r->next) {
+		if (fnmatch(r->op, op_names[op], 0) ||
+		    (fnmatch(r->glob, path, 0) &&
+		     (!ino2 || fnmatch(r->glob, path2, 0))))
+			continue;
+		if (r->seen++ < r->after || r->failed >= r->times ||
+		    (r->prob < 1 && next_random(&r->rng) >= r->prob))
+			continue;
+		r->failed++;
+		err = r->err;
+	}
+	pthread_mutex_unlock(&rules_lock);
+	if (err)
+		count(OP_FAULTS);
+	return err;
+}
+
+/* Nodes */
+
+static int node_cmp(const void *a, const void *b)
+{
+	const struct node *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return 0;
+}
+
+static void unref(fuse_ino_t ino, uint64_t n)
+{
+	struct node *nd = node(ino);
+
+	if (nd == &root || nd == &ctl)
+		return;
+	pthread_mutex_lock(&nodes_lock);
+	nd->nlookup -= n < nd->nlookup ? n : nd->nlookup;
+	if (!nd->nlookup) {
+		tdelete(nd, &nodes, node_cmp);
+		close(nd->fd);
+		free(nd);
+	}
+	pthread_mutex_unlock(&nodes_lock);
+}
+
+/* Look name up in parent, taking a kernel reference on its node. */
+static int do_lookup(fuse_ino_t parent, const char *name,
+		     struct fuse_entry_param *e)
+{
+	struct node key = { 0 }, *nd, **slot;
+	int fd, err;
+
+	memset(e, 0, sizeof(*e));
+	fd = openat(node_fd(parent), name, O_PATH | O_NOFOLLOW);
+	if (fd < 0)
+		return errno;
+	if (fstatat(fd, "", &e->attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) {
+		err = errno;
+		close(fd);
+		return err;
+	}
+	key.dev = e->attr.st_dev;
+	key.ino = e->attr.st_ino;
+	pthread_mutex_lock(&nodes_lock);
+	slot = tsearch(&key, &nodes, node_cmp);
+	nd = slot ? *slot : NULL;
+	if (nd == &key) {
+		nd = malloc(sizeof(*nd));
+		if (nd) {
+			*nd = key;
+			nd->fd = fd;
+			*slot = nd;
+			fd = -1;
+		} else {
+			tdelete(&key, &nodes, node_cmp);
+		}
+	}
+	if (nd)
+		nd->nlookup++;
+	pthread_mutex_unlock(&nodes_lock);
+	if (fd >= 0)
+		close(fd);
+	if (!nd)
+		return ENOMEM;
+	e->ino = (uintptr_t)nd;
+	attrs_fetched(e->ino);
+	e->entry_timeout = opt.entry_timeout;
+	e->attr_timeout = opt.attr_timeout;
+	return 0;
+}
+
+static void reply_entry(fuse_req_t req, int err, struct fuse_entry_param *e)
+{
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		fuse_reply_entry(req, e);
+}
+
+/* The control file */
+
+static void ctl_stat(struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = 0x4c4653;
+	st->st_mode = S_IFREG | 0600;
+	st->st_nlink = 1;
+	st->st_uid = getuid();
+	st->st_gid = getgid();
+}
+
+static void ctl_open(fuse_req_t req, struct fuse_file_info *fi)
+{
+	struct snapshot *s = NULL;
+
+	if ((fi->flags & O_ACCMODE) != O_WRONLY) {
+		s = malloc(sizeof(*s));
+		if (!s) {
+			fuse_reply_err(req, ENOMEM);
+			return;
+		}
+		s->len = format_stats(s->buf, sizeof(s->buf));
+	}
+	fi->fh = (uintptr_t)s;
+	fi->direct_io = 1;
+	fuse_reply_open(req, fi);
+}
+
+static void ctl_read(fuse_req_t req, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	struct snapshot *s = (struct snapshot *)(uintptr_t)fi->fh;
+
+	if (!s || off < 0 || (size_t)off >= s->len)
+		fuse_reply_buf(req, NULL, 0);
+	else
+		fuse_reply_buf(req, s->buf + off,
+			       size < s->len - off ? size : s->len - off);
+}
+
+static int ctl_command(char *line)
+{
+	size_t n = strlen(line);
+
+	while (n && (line[n - 1] == ' ' || line[n - 1] == '\r'))
+		line[--n] = '\0';
+	if (!n)
+		return 0;
+	if (!strcmp(line, "reset"))
+		reset_counts();
+	else if (!strcmp(line, "clear-faults"))
+		clear_rules();
+	else if (!strncmp(line, "fault ", 6))
+		return add_rule(line + 6);
+	else
+		return -1;
+	return 0;
+}
+
+static void ctl_write(fuse_req_t req, const char *buf, size_t size)
+{
+	char *s = strndup(buf, size), *p = s, *line;
+	int err = 0;
+
+	if (!s) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	while (!err && (line = strsep(&p, "\n")))
+		if (ctl_command(line))
+			err = EINVAL;
+	free(s);
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		fuse_reply_write(req, size);
+}
+
+/* Requests */
+
+static void ll_init(void *userdata UNUSED, struct fuse_conn_info *conn)
+{
+	if (!fuse_set_feature_flag(conn, FUSE_CAP_PARALLEL_DIROPS))
+		fprintf(stderr, "latencyfs: kernel without parallel dirops\n");
+	fuse_set_feature_flag(conn, FUSE_CAP_CACHE_SYMLINKS);
+}
+
+static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_entry_param e;
+	int err;
+
+	if (parent == FUSE_ROOT_ID && !strcmp(name, CTL_NAME)) {
+		memset(&e, 0, sizeof(e));
+		e.ino = (uintptr_t)&ctl;
+		ctl_stat(&e.attr);
+		fuse_reply_entry(req, &e);
+		return;
+	}
+	rpc(OP_LOOKUP);
+	note_lookup(parent, name);
+	err = fault(OP_LOOKUP, parent, name, 0, NULL);
+	if (!err)
+		err = do_lookup(parent, name, &e);
+	if (err == ENOENT)
+		count(OP_LOOKUP_NEGATIVE);
+	/* No negative entry: lookupcache=pos */
+	reply_entry(req, err, &e);
+}
+
+static void ll_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	unref(ino, nlookup);
+	fuse_reply_none(req);
+}
+
+static void ll_forget_multi(fuse_req_t req, size_t n,
+			    struct fuse_forget_data *forgets)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		unref(forgets[i].ino, forgets[i].nlookup);
+	fuse_reply_none(req);
+}
+
+static void ll_getattr(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi UNUSED)
+{
+	struct stat st;
+	int err;
+
+	if (is_ctl(ino)) {
+		ctl_stat(&st);
+		fuse_reply_attr(req, &st, 0);
+		return;
+	}
+	count(OP_GETATTR);
+	if (!attrs_cached(ino)) {
+		round_trips(1);
+		attrs_fetched(ino);
+	}
+	err = fault(OP_GETATTR, ino, NULL, 0, NULL);
+	if (!err && fstatat(node_fd(ino), "", &st,
+			    AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+		err = errno;
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		fuse_reply_attr(req, &st, opt.attr_timeout);
+}
+
+static int do_setattr(fuse_ino_t ino, struct stat *attr, int to_set,
+		      struct fuse_file_info *fi)
+{
+	int fd = fi ? file(fi)->fd : -1;
+	struct timespec tv[2];
+	char proc[64];
+
+	proc_path(proc, sizeof(proc), node_fd(ino));
+	if ((to_set & FUSE_SET_ATTR_MODE) &&
+	    (fd >= 0 ? fchmod(fd, attr->st_mode) :
+		       chmod(proc, attr->st_mode)))
+		return errno;
+	if ((to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) &&
+	    fchownat(node_fd(ino), "",
+		     to_set & FUSE_SET_ATTR_UID ? attr->st_uid : (uid_t)-1,
+		     to_set & FUSE_SET_ATTR_GID ? attr->st_gid : (gid_t)-1,
+		     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+		return errno;
+	if ((to_set & FUSE_SET_ATTR_SIZE) &&
+	    (fd >= 0 ? ftruncate(fd, attr->st_size) :
+		       truncate(proc, attr->st_size)))
+		return errno;
+	if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME)) {
+		tv[0] = attr->st_atim;
+		tv[1] = attr->st_mtim;
+		if (!(to_set & FUSE_SET_ATTR_ATIME))
+			tv[0].tv_nsec = UTIME_OMIT;
+		else if (to_set & FUSE_SET_ATTR_ATIME_NOW)
+			tv[0].tv_nsec = UTIME_NOW;
+		if (!(to_set & FUSE_SET_ATTR_MTIME))
+			tv[1].tv_nsec = UTIME_OMIT;
+		else if (to_set & FUSE_SET_ATTR_MTIME_NOW)
+			tv[1].tv_nsec = UTIME_NOW;
+		if (fd >= 0 ? futimens(fd, tv) :
+			      utimensat(AT_FDCWD, proc, tv, 0))
+			return errno;
+	}
+	return 0;
+}
+
+static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+		       int to_set, struct fuse_file_info *fi)
+{
+	struct stat st;
+	int err;
+
+	if (is_ctl(ino)) {
+		ctl_stat(&st);
+		fuse_reply_attr(req, &st, 0);
+		return;
+	}
+	rpc(OP_SETATTR);
+	err = fault(OP_SETATTR, ino, NULL, 0, NULL);
+	if (!err)
+		err = do_setattr(ino, attr, to_set, fi);
+	attrs_fetched(ino);
+	if (!err && fstatat(node_fd(ino), "", &st,
+			    AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+		err = errno;
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		fuse_reply_attr(req, &st, opt.attr_timeout);
+}
+
+static void ll_access(fuse_req_t req, fuse_ino_t ino, int mask)
+{
+	char proc[64];
+	int err;
+
+	if (is_ctl(ino)) {
+		fuse_reply_err(req, 0);
+		return;
+	}
+	rpc(OP_ACCESS);
+	err = fault(OP_ACCESS, ino, NULL, 0, NULL);
+	proc_path(proc, sizeof(proc), node_fd(ino));
+	if (!err && faccessat(AT_FDCWD, proc, mask, 0))
+		err = errno;
+	fuse_reply_err(req, err);
+}
+
+static void ll_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	char buf[PATH_MAX];
+	ssize_t n = -1;
+	int err;
+
+	rpc(OP_READLINK);
+	err = fault(OP_READLINK, ino, NULL, 0, NULL);
+	if (!err)
+		n = readlinkat(node_fd(ino), "", buf, sizeof(buf) - 1);
+	if (!err && n < 0)
+		err = errno;
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	buf[n] = '\0';
+	fuse_reply_readlink(req, buf);
+}
+
+static void make_node(fuse_req_t req, enum op op, fuse_ino_t parent,
+		      const char *name, mode_t mode, dev_t rdev,
+		      const char *link)
+{
+	struct fuse_entry_param e;
+	int fd = node_fd(parent), res, err;
+
+	rpc_create(op, parent, name);
+	err = fault(op, parent, name, 0, NULL);
+	if (!err) {
+		if (op == OP_MKDIR)
+			res = mkdirat(fd, name, mode);
+		else if (op == OP_SYMLINK)
+			res = symlinkat(link, fd, name);
+		else
+			res = mknodat(fd, name, mode, rdev);
+		if (res)
+			err = errno;
+	}
+	if (!err)
+		err = do_lookup(parent, name, &e);
+	reply_entry(req, err, &e);
+}
+
+static void ll_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+		     mode_t mode, dev_t rdev)
+{
+	make_node(req, OP_MKNOD, parent, name, mode, rdev, NULL);
+}
+
+static void ll_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
+		     mode_t mode)
+{
+	make_node(req, OP_MKDIR, parent, name, mode, 0, NULL);
+}
+
+static void ll_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+		       const char *name)
+{
+	make_node(req, OP_SYMLINK, parent, name, 0, 0, link);
+}
+
+static void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+		    const char *newname)
+{
+	struct fuse_entry_param e;
+	char proc[64];
+	int err;
+
+	rpc_create(OP_LINK, newparent, newname);
+	err = fault(OP_LINK, newparent, newname, ino, NULL);
+	proc_path(proc, sizeof(proc), node_fd(ino));
+	if (!err && linkat(AT_FDCWD, proc, node_fd(newparent), newname,
+			   AT_SYMLINK_FOLLOW))
+		err = errno;
+	if (!err)
+		err = do_lookup(newparent, newname, &e);
+	reply_entry(req, err, &e);
+}
+
+static void remove_name(fuse_req_t req, enum op op, fuse_ino_t parent,
+			const char *name)
+{
+	int err;
+
+	rpc(op);
+	attrs_fetched(parent);
+	err = fault(op, parent, name, 0, NULL);
+	if (!err && unlinkat(node_fd(parent), name,
+			     op == OP_RMDIR ? AT_REMOVEDIR : 0))
+		err = errno;
+	fuse_reply_err(req, err);
+}
+
+static void ll_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	remove_name(req, OP_UNLINK, parent, name);
+}
+
+static void ll_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	remove_name(req, OP_RMDIR, parent, name);
+}
+
+static void ll_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      fuse_ino_t newparent, const char *newname,
+		      unsigned int flags)
+{
+	int err;
+
+	rpc_create(OP_RENAME, newparent, newname);
+	attrs_fetched(parent);
+	err = fault(OP_RENAME, parent, name, newparent, newname);
+	if (!err && renameat2(node_fd(parent), name, node_fd(newparent),
+			      newname, flags))
+		err = errno;
+	fuse_reply_err(req, err);
+}
+
+static int open_file(int fd, struct fuse_file_info *fi)
+{
+	struct file *f;
+
+	if (fd < 0)
+		return errno;
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		close(fd);
+		return ENOMEM;
+	}
+	f->fd = fd;
+	fi->fh = (uintptr_t)f;
+	return 0;
+}
+
+static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	char proc[64];
+	int err;
+
+	if (is_ctl(ino)) {
+		ctl_open(req, fi);
+		return;
+	}
+	rpc(OP_OPEN);
+	err = fault(OP_OPEN, ino, NULL, 0, NULL);
+	proc_path(proc, sizeof(proc), node_fd(ino));
+	if (!err)
+		err = open_file(open(proc, fi->flags & ~O_NOFOLLOW), fi);
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	attrs_fetched(ino);
+	fuse_reply_open(req, fi);
+}
+
+static void ll_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      mode_t mode, struct fuse_file_info *fi)
+{
+	struct fuse_entry_param e;
+	int err;
+
+	rpc_create(OP_CREATE, parent, name);
+	err = fault(OP_CREATE, parent, name, 0, NULL);
+	if (!err)
+		err = open_file(openat(node_fd(parent), name,
+				       (fi->flags | O_CREAT) & ~O_NOFOLLOW,
+				       mode), fi);
+	if (!err && (err = do_lookup(parent, name, &e))) {
+		close(file(fi)->fd);
+		free(file(fi));
+	}
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		fuse_reply_create(req, &e, fi);
+}
+
+static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
+	int err;
+
+	if (is_ctl(ino)) {
+		ctl_read(req, size, off, fi);
+		return;
+	}
+	data(OP_READ);
+	err = fault(OP_READ, ino, NULL, 0, NULL);
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+	buf.buf[0].fd = file(fi)->fd;
+	buf.buf[0].pos = off;
+	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
+}
+
+static void ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
+		     size_t size, off_t off, struct fuse_file_info *fi)
+{
+	ssize_t n = -1;
+	int err;
+
+	if (is_ctl(ino)) {
+		ctl_write(req, buf, size);
+		return;
+	}
+	data(OP_WRITE);
+	err = fault(OP_WRITE, ino, NULL, 0, NULL);
+	if (!err && (n = pwrite(file(fi)->fd, buf, size, off)) < 0)
+		err = errno;
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	atomic_store(&file(fi)->dirty, 1);
+	fuse_reply_write(req, n);
+}
+
+/*
+ * close() on NFS writes back dirty data and commits it (close-to-open):
+ * one round trip if the file was written since the last flush or fsync.
+ */
+static void ll_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	if (is_ctl(ino)) {
+		fuse_reply_err(req, 0);
+		return;
+	}
+	count(OP_FLUSH);
+	round_trips(atomic_exchange(&file(fi)->dirty, 0));
+	fuse_reply_err(req, fault(OP_FLUSH, ino, NULL, 0, NULL));
+}
+
+/* Releasing a file is no request on NFSv3 (no CLOSE). */
+static void ll_release(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	if (is_ctl(ino)) {
+		free((void *)(uintptr_t)fi->fh);
+	} else {
+		count(OP_RELEASE);
+		close(file(fi)->fd);
+		free(file(fi));
+	}
+	fuse_reply_err(req, 0);
+}
+
+static void ll_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
+		     struct fuse_file_info *fi)
+{
+	int fd, err;
+
+	if (is_ctl(ino)) {
+		fuse_reply_err(req, 0);
+		return;
+	}
+	fd = file(fi)->fd;
+	rpc(OP_FSYNC);
+	atomic_store(&file(fi)->dirty, 0);
+	err = fault(OP_FSYNC, ino, NULL, 0, NULL);
+	if (!err && (datasync ? fdatasync(fd) : fsync(fd)))
+		err = errno;
+	fuse_reply_err(req, err);
+}
+
+static void ll_opendir(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	struct dir *d = NULL;
+	int fd = -1, err;
+
+	rpc(OP_OPENDIR);
+	err = fault(OP_OPENDIR, ino, NULL, 0, NULL);
+	if (!err)
+		fd = openat(node_fd(ino), ".", O_RDONLY | O_DIRECTORY);
+	if (!err && fd < 0)
+		err = errno;
+	if (!err && !(d = calloc(1, sizeof(*d))))
+		err = ENOMEM;
+	if (!err && !(d->dp = fdopendir(fd)))
+		err = errno;
+	if (err) {
+		if (fd >= 0)
+			close(fd);
+		free(d);
+		fuse_reply_err(req, err);
+		return;
+	}
+	fi->fh = (uintptr_t)d;
+	attrs_fetched(ino);
+	fuse_reply_open(req, fi);
+}
+
+/*
+ * An NFS READDIR reply carries up to readdir_size bytes of entries and
+ * says whether the listing is complete; the kernel's READDIR buffers may
+ * be smaller and it asks once more to learn that the listing ended. So
+ * charge one round trip per readdir_size bytes sent through this handle.
+ */
+static unsigned readdir_round_trips(uint64_t start, size_t n)
+{
+	uint64_t c = opt.readdir_size;
+
+	if (!n)
+		return 0;
+	if (!c)
+		return 1;
+	return (start + n + c - 1) / c - (start + c - 1) / c;
+}
+
+static void ll_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
+		       off_t off, struct fuse_file_info *fi)
+{
+	struct dir *d = (struct dir *)(uintptr_t)fi->fh;
+	char *buf = malloc(size);
+	size_t pos = 0, n;
+	struct stat st;
+	int err;
+
+	count(OP_READDIR);
+	err = buf ? fault(OP_READDIR, ino, NULL, 0, NULL) : ENOMEM;
+	if (!err && off != d->offset) {
+		seekdir(d->dp, off);
+		d->offset = off;
+		d->next = NULL;
+	}
+	while (!err) {
+		if (!d->next) {
+			errno = 0;
+			d->next = readdir(d->dp);
+			if (!d->next) {
+				err = errno;
+				break;
+			}
+		}
+		memset(&st, 0, sizeof(st));
+		st.st_ino = d->next->d_ino;
+		st.st_mode = d->next->d_type << 12;
+		n = fuse_add_direntry(req, buf + pos, size - pos,
+				      d->next->d_name, &st, d->next->d_off);
+		if (n > size - pos)
+			break;
+		pos += n;
+		d->offset = d->next->d_off;
+		d->next = NULL;
+	}
+	if (err && pos)
+		err = 0;
+	round_trips(err ? 1 : readdir_round_trips(d->bytes, pos));
+	d->bytes += pos;
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		fuse_reply_buf(req, buf, pos);
+	free(buf);
+}
+
+static void ll_releasedir(fuse_req_t req, fuse_ino_t ino UNUSED,
+			  struct fuse_file_info *fi)
+{
+	struct dir *d = (struct dir *)(uintptr_t)fi->fh;
+
+	count(OP_RELEASEDIR);
+	closedir(d->dp);
+	free(d);
+	fuse_reply_err(req, 0);
+}
+
+static void ll_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+			struct fuse_file_info *fi)
+{
+	int fd = dirfd(((struct dir *)(uintptr_t)fi->fh)->dp), err;
+
+	rpc(OP_FSYNCDIR);
+	err = fault(OP_FSYNCDIR, ino, NULL, 0, NULL);
+	if (!err && (datasync ? fdatasync(fd) : fsync(fd)))
+		err = errno;
+	fuse_reply_err(req, err);
+}
+
+static void ll_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct statvfs st;
+	int err;
+
+	if (is_ctl(ino))
+		ino = FUSE_ROOT_ID;
+	rpc(OP_STATFS);
+	err = fault(OP_STATFS, ino, NULL, 0, NULL);
+	if (!err && fstatvfs(node_fd(ino), &st))
+		err = errno;
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		fuse_reply_statfs(req, &st);
+}
+
+static const struct fuse_lowlevel_ops ops = {
+	.init = ll_init,
+	.lookup = ll_lookup,
+	.forget = ll_forget,
+	.forget_multi = ll_forget_multi,
+	.getattr = ll_getattr,
+	.setattr = ll_setattr,
+	.access = ll_access,
+	.readlink = ll_readlink,
+	.mknod = ll_mknod,
+	.mkdir = ll_mkdir,
+	.symlink = ll_symlink,
+	.link = ll_link,
+	.unlink = ll_unlink,
+	.rmdir = ll_rmdir,
+	.rename = ll_rename,
+	.open = ll_open,
+	.create = ll_create,
+	.read = ll_read,
+	.write = ll_write,
+	.flush = ll_flush,
+	.release = ll_release,
+	.fsync = ll_fsync,
+	.opendir = ll_opendir,
+	.readdir = ll_readdir,
+	.releasedir = ll_releasedir,
+	.fsyncdir = ll_fsyncdir,
+	.statfs = ll_statfs,
+};
+
+/* Start-up */
+
+enum { KEY_FAULT, KEY_DEBUG };
+
+#define OPT(t, field) { t, offsetof(struct options, field), 1 }
+
+static const struct fuse_opt opt_spec[] = {
+	OPT("delay_us=%u", delay_us),
+	OPT("rw_delay_us=%u", rw_delay_us),
+	OPT("entry_timeout=%lf", entry_timeout),
+	OPT("attr_timeout=%lf", attr_timeout),
+	OPT("readdir_size=%u", readdir_size),
+	OPT("threads=%u", threads),
+	OPT("stats=%s", stats),
+	OPT("pidfile=%s", pidfile),
+	OPT("-f", foreground),
+	OPT("-h", help),
+	OPT("--help", help),
+	FUSE_OPT_KEY("fault=", KEY_FAULT),
+	FUSE_OPT_KEY("-d", KEY_DEBUG),
+	FUSE_OPT_END
+};
+
+static const char usage[] =
+"usage: latencyfs [-f] [-d] [-o OPTION[,OPTION...]] BACKING_DIR MOUNTPOINT\n"
+"\n"
+"  -f                    stay in the foreground\n"
+"  -d                    print every request (implies -f)\n"
+"  -o delay_us=N         round-trip delay in microseconds (500)\n"
+"  -o rw_delay_us=N      delay of each read and write (0)\n"
+"  -o entry_timeout=S    seconds a found name stays cached (30)\n"
+"  -o attr_timeout=S     seconds attributes stay cached (3)\n"
+"  -o readdir_size=N     bytes of entries per READDIR round trip (32768)\n"
+"  -o threads=N          requests served at once (64)\n"
+"  -o stats=PATH         write counters here on SIGUSR1 and unmount\n"
+"  -o pidfile=PATH       write the pid here once mounted\n"
+"  -o fault=OP:GLOB:ERRNO[:after=N][:times=N][:prob=P][:seed=N]\n"
+"                        fail matching requests (repeatable)\n"
+"\n"
+"Other -o options go to libfuse (allow_other, ...). Counters and commands:\n"
+"MOUNTPOINT/" CTL_NAME "; see README.md.\n";
+
+static int opt_proc(void *data UNUSED, const char *arg, int key,
+		    struct fuse_args *out UNUSED)
+{
+	switch (key) {
+	case KEY_FAULT:
+		if (!add_rule(arg + strlen("fault=")))
+			return 0;
+		fprintf(stderr, "latencyfs: bad fault '%s'\n", arg);
+		return -1;
+	case KEY_DEBUG:
+		opt.foreground = 1;
+		return 1;
+	case FUSE_OPT_KEY_NONOPT:
+		if (!backing)
+			backing = strdup(arg);
+		else if (!mountpoint)
+			mountpoint = strdup(arg);
+		else
+			return -1;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+static char *absolute(char *path)
+{
+	char cwd[PATH_MAX], *abs;
+
+	if (!path || *path == '/' || !getcwd(cwd, sizeof(cwd)) ||
+	    asprintf(&abs, "%s/%s", cwd, path) < 0)
+		return path;
+	free(path);
+	return abs;
+}
+
+static void write_pidfile(void)
+{
+	char buf[32];
+
+	if (opt.pidfile)
+		write_file(opt.pidfile, buf,
+			   snprintf(buf, sizeof(buf), "%ld\n", (long)getpid()));
+}
+
+/*
+ * Like fuse_daemonize(), but the parent returns only after the pid file is
+ * written, so that a script can use both as soon as latencyfs returns.
+ */
+static int daemonize(void)
+{
+	int pipefd[2], fd;
+	char c = 0;
+
+	if (pipe(pipefd))
+		return -1;
+	switch (fork()) {
+	case -1:
+		return -1;
+	case 0:
+		break;
+	default:
+		close(pipefd[1]);
+		_exit(read(pipefd[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(pipefd[0]);
+	if (setsid() < 0 || chdir("/"))
+		return -1;
+	write_pidfile();
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+	if (write(pipefd[1], &c, 1) != 1)
+		return -1;
+	close(pipefd[1]);
+	return 0;
+}
+
+static void *signal_thread(void *arg)
+{
+	sigset_t *set = arg;
+	int sig;
+
+	for (;;) {
+		if (sigwait(set, &sig))
+			continue;
+		if (sig == SIGUSR1)
+			write_stats();
+		else
+			reset_counts();
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct fuse_loop_config *config;
+	struct fuse_session *se;
+	static sigset_t set;
+	pthread_t thread;
+	int ret = 1;
+
+	if (fuse_opt_parse(&args, &opt, opt_spec, opt_proc) ||
+	    (!opt.help && (!backing || !mountpoint || !opt.threads ||
+			   opt.entry_timeout < 0 || opt.attr_timeout < 0))) {
+		fputs(usage, stderr);
+		return 129;
+	}
+	if (opt.help) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	umask(0);
+	if (!(backing = realpath(backing, NULL)) ||
+	    (root.fd = open(backing, O_PATH | O_DIRECTORY)) < 0) {
+		perror("latencyfs: backing directory");
+		return 1;
+	}
+	backing_len = strlen(backing);
+	opt.stats = absolute(opt.stats);
+	opt.pidfile = absolute(opt.pidfile);
+	prctl(PR_SET_TIMERSLACK, 1UL);
+
+	if (fuse_opt_insert_arg(&args, 1,
+				"-ofsname=latencyfs,subtype=latencyfs"))
+		return 1;
+	se = fuse_session_new(&args, &ops, sizeof(ops), NULL);
+	if (!se)
+		return 1;
+	if (fuse_set_signal_handlers(se) || fuse_session_mount(se, mountpoint))
+		goto out;
+	if (opt.foreground)
+		write_pidfile();
+	else if (daemonize())
+		goto out_unmount;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (pthread_create(&thread, NULL, signal_thread, &set) ||
+	    !(config = fuse_loop_cfg_create()))
+		goto out_unmount;
+	fuse_loop_cfg_set_max_threads(config, opt.threads);
+	ret = fuse_session_loop_mt(se, config) < 0;
+	fuse_loop_cfg_destroy(config);
+out_unmount:
+	fuse_session_unmount(se);
+	write_stats();
+	if (opt.pidfile)
+		unlink(opt.pidfile);
+out:
+	fuse_remove_signal_handlers(se);
+	fuse_session_destroy(se);
+	fuse_opt_free_args(&args);
+	return ret;
+}

@@ -1,0 +1,463 @@
+#!/bin/sh
+# Tests for latencyfs; prints TAP. From the Makefile (make test) or:
+#
+#   LATENCYFS=/abs/path/to/latencyfs prove --exec sh tools/latencyfs/test.sh
+#
+# Needs /dev/fuse, root or fusermount3, and python3 (for exact syscalls and
+# errnos). Mounts live under $TMPDIR (default /tmp) and are removed on exit,
+# whether the tests pass or not. Assertions are on request counts; the few
+# timing checks have bounds of several round trips.
+
+here=$(cd "$(dirname "$0")" && pwd)
+LATENCYFS=${LATENCYFS:-$here/../../build/latencyfs/latencyfs}
+OPS=$here/latencyfs-ops
+
+if ! test -c /dev/fuse
+then
+	echo "1..0 # SKIP no /dev/fuse"
+	exit 0
+fi
+if ! test -x "$LATENCYFS" || ! command -v python3 >/dev/null
+then
+	echo "Bail out! need python3 and LATENCYFS (not '$LATENCYFS')"
+	exit 1
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/latencyfs-test.XXXXXX") || exit 1
+n=0
+failed=0
+
+mounted () {
+	awk -v m="$1" '$2 == m { found = 1 } END { exit !found }' /proc/mounts
+}
+
+cleanup () {
+	left=
+	for d in "$tmp"/*/
+	do
+		test -d "${d}mnt" || continue
+		pid=$(cat "${d}pid" 2>/dev/null) && kill "$pid" 2>/dev/null
+		if mounted "${d}mnt"
+		then
+			fusermount3 -u -z "${d}mnt" 2>/dev/null ||
+			umount -l "${d}mnt" 2>/dev/null
+		fi
+		mounted "${d}mnt" && left=1
+	done
+	if test -n "$left"
+	then
+		echo >&2 "# mounts left under $tmp"
+	else
+		rm -rf "$tmp"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+# The syscalls of each test, with errnos printed by name.
+cat >"$tmp/sys.py" <<\EOF
+import errno, os, sys, threading, time
+
+def stat(p):
+    os.stat(p)
+
+def create(p):
+    os.close(os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+
+def write(p, data):
+    fd = os.open(p, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, data.encode())
+    finally:
+        os.close(fd)
+
+def read(p):
+    fd = os.open(p, os.O_RDONLY)
+    try:
+        os.read(fd, 65536)
+    finally:
+        os.close(fd)
+
+def timed(n, d, parallel):
+    """stat n missing names in d, one after the other or all at once"""
+    names = ["%s/m%d-%d" % (d, i, time.time_ns()) for i in range(n)]
+    def missing(p):
+        try:
+            os.stat(p)
+        except OSError:
+            pass
+    start = time.monotonic()
+    if parallel:
+        go = threading.Barrier(n + 1)
+        def run(p):
+            go.wait()
+            missing(p)
+        threads = [threading.Thread(target=run, args=(p,)) for p in names]
+        for t in threads:
+            t.start()
+        go.wait()
+        start = time.monotonic()
+        for t in threads:
+            t.join()
+    else:
+        for p in names:
+            missing(p)
+    return "%d" % ((time.monotonic() - start) * 1000)
+
+ops = {"stat": stat, "create": create, "write": write, "read": read,
+       "mkdir": os.mkdir, "rmdir": os.rmdir, "unlink": os.unlink,
+       "rename": os.rename, "list": lambda p: os.listdir(p) and None,
+       "seq": lambda n, d: timed(int(n), d, False),
+       "par": lambda n, d: timed(int(n), d, True)}
+nargs = {"write": 2, "rename": 2, "seq": 2, "par": 2}
+args, out = sys.argv[1:], []
+while args:
+    op, n = args[0], nargs.get(args[0], 1)
+    try:
+        out.append(ops[op](*args[1:1 + n]) or "ok")
+    except OSError as e:
+        out.append(errno.errorcode[e.errno])
+    args = args[1 + n:]
+print(" ".join(out))
+EOF
+
+sys () {
+	python3 -I "$tmp/sys.py" "$@"
+}
+
+# t DESCRIPTION COMMAND...: run one test
+t () {
+	desc=$1
+	shift
+	n=$((n + 1))
+	if ("$@")
+	then
+		echo "ok $n - $desc"
+	else
+		echo "not ok $n - $desc"
+		failed=$((failed + 1))
+	fi
+}
+
+# wait_for COMMAND...: poll for up to 10 seconds
+wait_for () {
+	i=0
+	until "$@"
+	do
+		i=$((i + 1))
+		test $i -le 200 || return 1
+		sleep 0.05
+	done
+}
+
+# start NAME [OPTIONS]: mount $tmp/NAME/back at $tmp/NAME/mnt, daemonized
+start () {
+	d=$tmp/$1
+	mkdir -p "$d/back" "$d/mnt" &&
+	"$LATENCYFS" -o "pidfile=$d/pid,stats=$d/stats${2:+,$2}" \
+		"$d/back" "$d/mnt"
+}
+
+# ops NAME SYS-ARGS...: run sys with the counters of mount NAME reset;
+# its output goes to $tmp/out, the counters to $tmp/ops
+ops () {
+	m=$tmp/$1/mnt
+	shift
+	"$OPS" -a -o "$tmp/ops" "$m" python3 -I "$tmp/sys.py" "$@" >"$tmp/out"
+}
+
+# has 'NAME VALUE'...: the counters of the last ops include these
+has () {
+	for want
+	do
+		grep -qx "$want" "$tmp/ops" && continue
+		echo >&2 "# want '$want', got:" \
+			"$(grep -v ' 0$' "$tmp/ops" | tr '\n' ' ')"
+		return 1
+	done
+}
+
+# out WORDS: the output of the last ops or sys
+out () {
+	test "$(cat "$tmp/out")" = "$*" && return
+	echo >&2 "# want '$*', got '$(cat "$tmp/out")'"
+	return 1
+}
+
+# ms WHAT: report the time in $tmp/out as a TAP comment
+ms () {
+	echo "# $*: $(cat "$tmp/out") ms"
+}
+
+at_least () {
+	test "$1" -ge "$2" || { echo >&2 "# $1 < $2"; return 1; }
+}
+
+below () {
+	test "$1" -lt "$2" || { echo >&2 "# $1 >= $2"; return 1; }
+}
+
+# Round trips and concurrency, with a 50 ms round trip
+
+S=$tmp/slow/mnt
+
+test_ready () {
+	start slow delay_us=50000 &&
+	mounted "$S" &&
+	test -s "$tmp/slow/pid" &&
+	grep -qx "round_trips 0" "$S/.latencyfs"
+}
+t "the mount and pid file are ready when latencyfs returns" test_ready
+
+test_one_delay () {
+	ops slow seq 1 "$S" &&
+	ms "1 stat, 50 ms round trip" &&
+	at_least "$(cat "$tmp/out")" 50 &&
+	has "round_trips 1" "lookup 1" "lookup_negative 1"
+}
+t "a stat of a missing name costs one round trip" test_one_delay
+
+test_sequential () {
+	ops slow seq 10 "$S" &&
+	ms "10 sequential stats" &&
+	at_least "$(cat "$tmp/out")" 500 &&
+	has "round_trips 10" "lookup_negative 10"
+}
+t "10 stats one after the other take 10 round trips" test_sequential
+
+test_parallel () {
+	mkdir "$tmp/slow/back/dir" &&
+	sys stat "$S/dir" par 16 "$S/dir" >/dev/null &&	# start the threads
+	ops slow par 16 "$S/dir" &&
+	ms "16 concurrent stats in one directory" &&
+	below "$(cat "$tmp/out")" 200 &&
+	has "round_trips 16" "lookup_negative 16"
+}
+t "16 concurrent stats in one directory overlap (parallel dirops)" \
+	test_parallel
+
+test_threads () {
+	start one delay_us=20000,threads=1 &&
+	ops one par 8 "$tmp/one/mnt" &&
+	ms "8 concurrent stats, threads=1, 20 ms round trip" &&
+	at_least "$(cat "$tmp/out")" 160
+}
+t "threads=1 serializes requests" test_threads
+
+# Request counts, with a 1 ms round trip
+
+C=$tmp/count/mnt
+start count delay_us=1000 || echo >&2 "# cannot mount $C"
+
+test_negative () {
+	ops count stat "$C/x" stat "$C/x" &&
+	out ENOENT ENOENT &&
+	has "round_trips 2" "lookup 2" "lookup_negative 2"
+}
+t "negative lookups are not cached" test_negative
+
+test_positive () {
+	: >"$tmp/count/back/file" &&
+	ops count stat "$C/file" stat "$C/file" &&
+	out ok ok &&
+	has "round_trips 1" "lookup 1" "lookup_negative 0" "getattr 0"
+}
+t "positive lookups and attributes are cached" test_positive
+
+test_mkdir_create () {
+	ops count mkdir "$C/d" create "$C/d/f" &&
+	out ok ok &&
+	has "round_trips 2" "lookup 2" "lookup_negative 2" "mkdir 1" \
+		"create 1" "flush 1"
+}
+t "mkdir, then an O_EXCL create in it: one round trip each" \
+	test_mkdir_create
+
+test_write () {
+	ops count write "$C/d/g" hello &&
+	out ok &&
+	has "round_trips 2" "lookup 1" "create 1" "write 1" "flush 1" &&
+	test "$(cat "$tmp/count/back/d/g")" = hello
+}
+t "creating and writing a file: create, then a flush of dirty data" \
+	test_write
+
+test_rename () {
+	ops count rename "$C/d/g" "$C/d/f" &&
+	out ok &&
+	has "round_trips 1" "rename 1"
+}
+t "a rename onto an existing name is one round trip" test_rename
+
+test_listing () {
+	mkdir "$tmp/count/back/big" &&
+	for i in $(seq 1000 2999)
+	do
+		: >"$tmp/count/back/big/f$i-0123456789012345678901234567890123"
+	done &&
+	sys stat "$C/big" >/dev/null &&
+	ops count list "$C/big" &&
+	# FUSE dirents are 24 bytes and the name padded to 8: 64 for ours,
+	# 32 for . and ..; 128064 bytes are 4 NFS READDIRs of 32 KiB
+	has "round_trips 5" "opendir 1" "readdir 5"
+}
+t "a listing: opendir, one round trip per 32 KiB, the EOF free" test_listing
+
+test_ops_status () {
+	"$OPS" "$C" false 2>/dev/null
+	test $? = 1 &&
+	"$OPS" "$C" sh -c "stat $C/nothing" 2>"$tmp/ops.err" >/dev/null
+	test $? = 1 &&
+	grep -qx "lookup_negative 1" "$tmp/ops.err"
+}
+t "latencyfs-ops prints the counters and keeps the exit status" \
+	test_ops_status
+
+# Faults, set through the control file
+
+ctl () {
+	printf '%s\n' "$@" >"$C/.latencyfs"
+}
+
+test_eio () {
+	ctl "fault read:*/f:EIO" &&
+	sys read "$C/d/f" stat "$C/d/f" >"$tmp/out" &&
+	out EIO ok
+}
+t "fault read EIO" test_eio
+
+test_enospc () {
+	ctl clear-faults "fault create:*.c:ENOSPC" &&
+	ops count create "$C/d/a.c" create "$C/d/a.h" &&
+	out ENOSPC ok &&
+	has "faults 1" "create 2"
+}
+t "fault create ENOSPC" test_enospc
+
+test_estale () {
+	ctl clear-faults "fault open:*.h:ESTALE" &&
+	sys read "$C/d/a.h" read "$C/d/f" >"$tmp/out" &&
+	out ESTALE ok
+}
+t "fault open ESTALE" test_estale
+
+test_edquot () {
+	ctl clear-faults "fault write:*:EDQUOT" &&
+	sys write "$C/d/w" data >"$tmp/out" &&
+	out EDQUOT
+}
+t "fault write EDQUOT" test_edquot
+
+test_clear () {
+	ctl clear-faults &&
+	sys write "$C/d/w" data read "$C/d/f" create "$C/d/b.c" >"$tmp/out" &&
+	out ok ok ok
+}
+t "clear-faults" test_clear
+
+test_after () {
+	ctl clear-faults "fault mkdir:after/*:EACCES:after=2" &&
+	sys mkdir "$C/after" mkdir "$C/after/1" mkdir "$C/after/2" \
+		mkdir "$C/after/3" mkdir "$C/after/4" mkdir "$C/5" \
+		>"$tmp/out" &&
+	out ok ok ok EACCES EACCES ok
+}
+t "a fault after N matching requests, then every time" test_after
+
+test_times () {
+	ctl clear-faults "fault fsync:*:EIO:times=1" &&
+	python3 -I -c '
+import errno, os, sys
+fd, out = os.open(sys.argv[1], os.O_WRONLY), []
+for i in range(2):
+    try:
+        os.fsync(fd)
+        out.append("ok")
+    except OSError as e:
+        out.append(errno.errorcode[e.errno])
+print(*out)' "$C/d/w" >"$tmp/out" &&
+	out EIO ok
+}
+t "times=N fails only N times" test_times
+
+# creates PREFIX: create PREFIX1 to PREFIX20 in one process
+creates () {
+	prefix=$1
+	shift
+	for i in $(seq 20)
+	do
+		set -- "$@" create "$prefix$i"
+	done
+	sys "$@"
+}
+
+test_prob () {
+	ctl clear-faults "fault create:p/a*:EIO:prob=0.5:seed=7" &&
+	mkdir "$tmp/count/back/p" &&
+	creates "$C/p/a" >"$tmp/prob1" &&
+	ctl clear-faults "fault create:p/b*:EIO:prob=0.5:seed=7" &&
+	creates "$C/p/b" >"$tmp/prob2" &&
+	ctl clear-faults &&
+	cmp "$tmp/prob1" "$tmp/prob2" &&
+	grep -q ok "$tmp/prob1" && grep -q EIO "$tmp/prob1"
+}
+t "prob=P with a seed fails a fixed subset" test_prob
+
+test_bad_command () {
+	! printf 'fault create:*:EWHAT\n' >"$C/.latencyfs" 2>/dev/null &&
+	! printf 'frobnicate\n' >"$C/.latencyfs" 2>/dev/null
+}
+t "bad control commands fail" test_bad_command
+
+test_option_fault () {
+	start opt "fault=rmdir:*:ESTALE,fault=mkdir:*:EDQUOT:after=1" &&
+	sys mkdir "$tmp/opt/mnt/a" mkdir "$tmp/opt/mnt/b" \
+		rmdir "$tmp/opt/mnt/a" >"$tmp/out" &&
+	out ok EDQUOT ESTALE
+}
+t "faults given with -o fault=" test_option_fault
+
+# Signals and unmounting
+
+test_signals () {
+	pid=$(cat "$tmp/count/pid") &&
+	sys stat "$C/x" >/dev/null &&
+	rm -f "$tmp/count/stats" &&
+	kill -USR1 "$pid" &&
+	wait_for test -f "$tmp/count/stats" &&
+	at_least "$(awk '$1 == "lookup" { print $2 }' "$tmp/count/stats")" 1 &&
+	kill -USR2 "$pid" &&
+	wait_for grep -qx "lookup 0" "$C/.latencyfs"
+}
+t "SIGUSR1 writes the stats file, SIGUSR2 resets the counters" \
+	test_signals
+
+test_sigterm () {
+	pid=$(cat "$tmp/count/pid") &&
+	echo reset >"$C/.latencyfs" &&
+	sys stat "$C/y" >/dev/null &&
+	kill -TERM "$pid" &&
+	wait_for test ! -e "$tmp/count/pid" &&
+	! mounted "$C" &&
+	test -z "$(ls -A "$C")" &&
+	grep -qx "lookup_negative 1" "$tmp/count/stats"
+}
+t "SIGTERM unmounts cleanly and writes the stats" test_sigterm
+
+test_foreground () {
+	d=$tmp/fg
+	mkdir -p "$d/back" "$d/mnt" &&
+	{ "$LATENCYFS" -f -o "pidfile=$d/pid" "$d/back" "$d/mnt" & } &&
+	pid=$! &&
+	wait_for test -f "$d/pid" &&
+	test "$(cat "$d/pid")" = "$pid" &&
+	mounted "$d/mnt" &&
+	kill -TERM "$pid" &&
+	wait_for test ! -e "$d/pid" &&
+	wait "$pid" &&
+	! mounted "$d/mnt"
+}
+t "-f stays in the foreground and exits cleanly on SIGTERM" test_foreground
+
+echo "1..$n"
+test $failed = 0
