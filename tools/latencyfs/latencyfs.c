@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -1378,6 +1379,36 @@ static void *signal_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * Every inode the kernel knows holds an O_PATH descriptor here, and the
+ * kernel forgets inodes only under memory pressure: a checkout of a few
+ * thousand files soon passes the usual limit of 1024 (or 20000). Raise
+ * the limit as far as we may (root: up to fs.nr_open).
+ */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	rlim_t want = 1 << 20;
+	FILE *f = fopen("/proc/sys/fs/nr_open", "r");
+	unsigned long nr_open;
+
+	if (f) {
+		if (fscanf(f, "%lu", &nr_open) == 1 && nr_open < want)
+			want = nr_open;
+		fclose(f);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_max < want) {
+		struct rlimit raised = { want, want };
+
+		if (!setrlimit(RLIMIT_NOFILE, &raised))
+			return;
+	}
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -1398,6 +1429,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	umask(0);
+	raise_fd_limit();
 	if (!(backing = realpath(backing, NULL)) ||
 	    (root.fd = open(backing, O_PATH | O_DIRECTORY)) < 0) {
 		perror("latencyfs: backing directory");
