@@ -1,11 +1,15 @@
 # nfsgit: the driver. Git's own Makefile lives in build/git.
 #
+#   make demo         build everything, then clone onto a simulated NFS
+#                     mount with stock Git and nfsgit side by side
 #   make              deps, fetch, tree, build and install nfsgit
 #   make test         the whole upstream suite plus ours (see README.md)
 #   make test-quick   the scripts for the areas the series touches
 #   make stock        pristine upstream, built the same way, in build/stock
 #   make export       write build/git's series to patches/
 #   make latencyfs    the NFS simulator, in build/latencyfs
+#   make bench        stock vs nfsgit on latencyfs, all scenarios (bench/run)
+#   make bench-quick  the same, CI-sized (about 10 minutes)
 #
 # Variables: prefix (install location, default build/install),
 # JOBS (parallel make and test jobs, default: number of cores).
@@ -34,7 +38,7 @@ endef
 export CONFIG_MAK
 
 .PHONY: all deps fetch tree build install stock test test-quick test-stock \
-	export latencyfs clean FORCE
+	export latencyfs demo bench bench-quick clean FORCE
 
 all: install
 
@@ -92,6 +96,15 @@ test-quick: build latencyfs
 
 test-stock: stock
 	tools/run-tests --jobs $(JOBS) build/stock
+
+demo: install stock latencyfs
+	bench/demo
+
+bench: install stock latencyfs
+	bench/run
+
+bench-quick: install stock latencyfs
+	bench/run --quick
 
 clean:
 	-$(MAKE) -C build/git clean >/dev/null

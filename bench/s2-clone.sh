@@ -1,0 +1,51 @@
+#!/bin/bash
+# bench/s2-clone.sh: clone the medium repository onto latencyfs over
+# file:// with --no-local (the pack goes through index-pack, then the work
+# tree is checked out), stock Git vs nfsgit, with the default configuration
+# and with -c checkout.workers=32.
+#
+#   bench/s2-clone.sh [--stock GIT] [--nfsgit GIT] [--delay-us N]...
+#                     [--local] [--quick] [--reps N] [--out FILE]
+#
+# The source is bench-data/medium.git on the local disk (made by
+# make-data); HEAD is "near" (the Git 2.47.3 tree, 4.5 k files). The clone
+# is removed in the backing directory and latencyfs remounted before every
+# run. --local adds the same clones onto the local disk.
+set -eu
+. "$(dirname "$0")/lib.sh"
+bench_parse_args "$@"
+"$BENCH_DIR/make-data" medium
+bench_init
+
+SRC=file://$BENCH_DATA/medium.git
+objects=$(cat "$BENCH_DATA/packs/medium.count")
+files=$("$SETUP_GIT" -C "$BENCH_DATA/medium.git" ls-tree -r HEAD | wc -l)
+
+failed=0
+for fs in $(bench_fs_list)
+do
+	for conf in "default config" "checkout.workers=32"
+	do
+		case $conf in
+		default*) opt= ;;
+		*) opt="-c $conf" ;;
+		esac
+		for v in stock nfsgit
+		do
+			if test $v = stock; then g=$STOCK; else g=$NFSGIT; fi
+			bench_case s2 "clone, $conf" "$fs" $v 'rm -rf clone' \
+				"$g $opt clone -q --no-local '$SRC' \"\$R/clone\"" \
+				"$objects" || failed=1
+		done
+	done
+done
+
+bench_table s2 "### clone --no-local of the medium repository ($objects objects, $files files checked out)"
+cat <<EOF
+Wall time: median (min–max) of $REPS runs; the clone is removed and
+latencyfs remounted before each run. Ratio: stock / nfsgit (above 1: nfsgit
+is faster). Round trips: total delayed requests (latencyfs "round_trips");
+by type below (median over the runs; "neg" = negative lookups).
+
+EOF
+exit $failed

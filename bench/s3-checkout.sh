@@ -1,0 +1,121 @@
+#!/bin/bash
+# bench/s3-checkout.sh: git checkout on latencyfs, stock Git vs nfsgit, with
+# checkout.workers=1 and checkout.workers=32:
+#   Checkout I    distant trees: v2.39.5 -> v2.47.3 (2.3 k files change)
+#   Checkout II   near trees: v2.47.3 -> near (40 files change)
+#   checkout -f   at near, after deleting 10, 100, 1000 files (picked with
+#                 a fixed seed), which checkout -f writes again
+#
+#   bench/s3-checkout.sh [--stock GIT] [--nfsgit GIT] [--delay-us N]...
+#                        [--local] [--quick] [--reps N] [--out FILE]
+#
+# Every run starts from its own fresh work tree: before the runs of a case,
+# a pool of work trees is checked out in the backing directory (latencyfs
+# unmounted), then, a second later, their indexes are refreshed and written
+# again, so that no entry is racily clean (as in a work tree that was not
+# just written); the prepare step of each run moves the next one into
+# place. --quick leaves out the 100-file case.
+set -eu
+. "$(dirname "$0")/lib.sh"
+bench_parse_args "$@"
+"$BENCH_DIR/make-data" medium
+bench_init
+
+G=$SETUP_GIT
+CASES="I II del10 del100 del1000"
+if test -n "$QUICK"
+then
+	CASES="I II del10 del1000"
+fi
+CASES=${S3_CASES:-$CASES}	# override for development
+WORKERS="1 32"
+POOL_SIZE=$((2 * 2 * REPS))	# workers x variants x runs
+
+# the files to delete, by a fixed seed, one list per count
+"$G" -C "$BENCH_DATA/medium.git" ls-tree -r --name-only near |
+"$PYTHON" -c '
+import random, sys
+paths = sorted(l.rstrip("\n") for l in sys.stdin)
+for n in (10, 100, 1000):
+    with open(sys.argv[1] + "/delete-%d" % n, "w") as f:
+        f.write("\n".join(random.Random(42).sample(paths, n)) + "\n")
+' "$BENCH_WORK"
+
+# prep_pool DIR START [DELETE_LIST]: POOL_SIZE work trees at START
+prep_pool () {
+	local dir=$1 start=$2 list=${3:-} k
+
+	rm -rf "$dir/pool" "$dir/wt"
+	mkdir -p "$dir/pool"
+	if ! test -d "$dir/template.git"
+	then
+		"$G" clone -q --no-checkout "$BENCH_DATA/medium.git" "$dir/template" &&
+		mv "$dir/template/.git" "$dir/template.git" && rmdir "$dir/template"
+	fi
+	for k in $(seq $POOL_SIZE)
+	do
+		mkdir "$dir/pool/$k"
+		cp -a "$dir/template.git" "$dir/pool/$k/.git"
+		"$G" -C "$dir/pool/$k" checkout -q --detach "$start"
+	done
+	sleep 1
+	for k in $(seq $POOL_SIZE)
+	do
+		"$G" -C "$dir/pool/$k" update-index -q --refresh --force-write-index
+		if test -n "$list"
+		then
+			(cd "$dir/pool/$k" && xargs rm -f <"$list")
+		fi
+	done
+}
+
+failed=0
+for fs in $(bench_fs_list)
+do
+	case $fs in
+	local) dir=$LOCAL ;;
+	*) dir=$BACKING ;;
+	esac
+	for c in $CASES
+	do
+		list=
+		case $c in
+		I)
+			start=v2.39.5 label="Checkout I: v2.39.5 → v2.47.3"
+			args="checkout -q v2.47.3" ;;
+		II)
+			start=v2.47.3 label="Checkout II: v2.47.3 → near"
+			args="checkout -q near" ;;
+		del*)
+			n=${c#del} start=near label="checkout -f, $n files deleted"
+			list=$BENCH_WORK/delete-$n
+			args="checkout -q -f" ;;
+		esac
+		bench_say "s3: preparing $POOL_SIZE work trees for $c on $fs"
+		prep_pool "$dir" "$start" "$list"
+		for w in $WORKERS
+		do
+			for v in stock nfsgit
+			do
+				if test $v = stock; then g=$STOCK; else g=$NFSGIT; fi
+				bench_case s3 "$label, workers=$w" "$fs" $v \
+					'bench_pool_next pool wt' \
+					"cd \"\$R/wt\" && $g -c checkout.workers=$w $args" ||
+					failed=1
+			done
+		done
+		rm -rf "$dir/pool" "$dir/wt"
+	done
+done
+
+bench_table s3 "### checkout (medium repository)"
+cat <<EOF
+Wall time: median (min–max) of $REPS runs, each on a fresh work tree,
+latencyfs remounted before each run. Ratio: stock / nfsgit (above 1: nfsgit
+is faster). Parallel checkout only starts at checkout.thresholdForParallelism
+(default 100) changed files, so workers=32 runs sequentially in the small
+cases. Round trips: total delayed requests (latencyfs "round_trips"); by
+type below (median over the runs; "neg" = negative lookups).
+
+EOF
+exit $failed

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""bench/tables.py: records and markdown tables of the nfsgit benchmarks.
+
+  tables.py record --scenario S --case C --fs FS --variant V
+                   (--hyperfine JSON --stats FILE [--objects N] [--command CMD]
+                    | --skip REASON)                    >> records.jsonl
+  tables.py table --scenario S [--title T] [--per-object] RECORDS.jsonl
+
+"record" turns one hyperfine --export-json file (wall times of every run)
+and the latencyfs counters saved after every run (blocks of "name count"
+lines separated by "--") into one JSON line. A missing or empty hyperfine
+file means the command failed.
+
+"table" prints two markdown tables for the records of one scenario: one
+row per (case, fs) with the median wall time and min-max of each variant,
+the ratio of the first variant's (stock's) median to each other variant's
+and the total round trips of each variant; then one row per (case, fs,
+variant) with the latencyfs request counts by type (median over the runs;
+only the types that occur). Used by bench/lib.sh (bench_case,
+bench_table).
+"""
+
+import argparse
+import json
+import statistics
+import sys
+
+# Request types shown in the round-trip cells, in this order. read, write
+# and release are data or no requests on NFS and are left out.
+OPS = [
+    ("lookup", "lookup"), ("lookup_negative", "neg"), ("getattr", "getattr"),
+    ("setattr", "setattr"), ("access", "access"), ("opendir", "opendir"),
+    ("readdir", "readdir"), ("mkdir", "mkdir"), ("rmdir", "rmdir"),
+    ("create", "create"), ("mknod", "mknod"), ("symlink", "symlink"),
+    ("link", "link"), ("unlink", "unlink"), ("rename", "rename"),
+    ("open", "open"), ("flush", "flush"), ("fsync", "fsync"),
+    ("fsyncdir", "fsyncdir"), ("readlink", "readlink"), ("statfs", "statfs"),
+]
+
+
+def parse_stats(path):
+    runs, cur = [], {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line == "--":
+                if cur:
+                    runs.append(cur)
+                cur = {}
+            elif line:
+                name, _, value = line.partition(" ")
+                cur[name] = int(value)
+    if cur:
+        runs.append(cur)
+    return runs
+
+
+def record(args):
+    rec = {"scenario": args.scenario, "case": args.case, "fs": args.fs,
+           "variant": args.variant}
+    if args.skip:
+        rec["skip"] = args.skip
+    else:
+        times = []
+        try:
+            with open(args.hyperfine) as f:
+                times = json.load(f)["results"][0]["times"]
+        except (OSError, ValueError, KeyError, IndexError):
+            pass
+        if times:
+            rec["times"] = times
+        else:
+            rec["failed"] = True
+        runs = parse_stats(args.stats) if args.stats else []
+        if runs:
+            rec["ops_runs"] = runs
+            keys = sorted(set().union(*runs))
+            rec["ops"] = {k: statistics.median_low([r.get(k, 0) for r in runs])
+                          for k in keys}
+        if args.objects:
+            rec["objects"] = args.objects
+        if args.command:
+            rec["command"] = args.command
+    print(json.dumps(rec, sort_keys=True))
+
+
+def fmt_time(ts):
+    med, lo, hi = statistics.median(ts), min(ts), max(ts)
+    if med >= 10:
+        f, unit = (lambda x: "%.1f" % x), "s"
+    elif med >= 1:
+        f, unit = (lambda x: "%.2f" % x), "s"
+    elif med >= 0.01:
+        f, unit = (lambda x: "%.0f" % (x * 1000)), "ms"
+    else:
+        f, unit = (lambda x: "%.1f" % (x * 1000)), "ms"
+    return "%s %s (%s–%s)" % (f(med), unit, f(lo), f(hi))
+
+
+def fs_label(fs):
+    if fs.startswith("lfs:"):
+        return "latencyfs %s µs" % fs[4:]
+    return "local disk" if fs == "local" else fs
+
+
+def cell(rec):
+    if rec is None:
+        return "not run"
+    if "skip" in rec:
+        return "n/a: " + rec["skip"]
+    if rec.get("failed"):
+        return "FAILED"
+    return fmt_time(rec["times"])
+
+
+def table(args):
+    recs = []
+    with open(args.records) as f:
+        for line in f:
+            if line.strip():
+                r = json.loads(line)
+                if r["scenario"] == args.scenario:
+                    recs.append(r)
+    if args.title:
+        print("%s\n" % args.title)
+    if not recs:
+        print("(no results for %s)\n" % args.scenario)
+        return
+    rows, variants, by = [], [], {}
+    for r in recs:
+        key = (r["case"], r["fs"])
+        if key not in by:
+            rows.append(key)
+        if r["variant"] not in variants:
+            variants.append(r["variant"])
+        by.setdefault(key, {})[r["variant"]] = r
+    base = variants[0]
+    others = variants[1:]
+    if args.compact:
+        compact(recs, variants, base)
+        return
+    have_ops = any(r.get("ops") for r in recs)
+    per_object = args.per_object and any(r.get("objects") for r in recs)
+
+    # 1. wall times, ratios, total round trips
+    head = ["case", "fs"]
+    head += variants
+    head += ["%s/%s" % (base, v) for v in others]
+    if per_object:
+        head.append("neg lookups/object (%s)" % ", ".join(variants))
+    if have_ops:
+        head += ["round trips %s" % v for v in variants]
+    print_row(head)
+    print("|" + "|".join("---" for _ in head) + "|")
+    for key in rows:
+        got = by[key]
+        row = [key[0], fs_label(key[1])]
+        for v in variants:
+            row.append(cell(got.get(v)))
+        for v in others:
+            a, b = got.get(base), got.get(v)
+            if a and b and a.get("times") and b.get("times"):
+                row.append("%.2f" % (statistics.median(a["times"]) /
+                                     statistics.median(b["times"])))
+            else:
+                row.append("—")
+        if per_object:
+            vals = []
+            for v in variants:
+                r = got.get(v) or {}
+                if r.get("ops") and r.get("objects"):
+                    vals.append("%.2f" % (r["ops"].get("lookup_negative", 0) /
+                                          float(r["objects"])))
+                else:
+                    vals.append("—")
+            row.append(" · ".join(vals))
+        if have_ops:
+            for v in variants:
+                ops = (got.get(v) or {}).get("ops")
+                row.append(str(ops.get("round_trips", 0)) if ops else "—")
+        print_row(row)
+    print()
+    if not have_ops:
+        return
+
+    # 2. requests by type, latencyfs rows only
+    cols = [(k, label) for k, label in OPS
+            if any((r.get("ops") or {}).get(k) for r in recs)]
+    head = ["case", "fs", "git", "round trips"] + [label for _, label in cols]
+    print("Requests by type (latencyfs, median over the runs):\n")
+    print_row(head)
+    print("|" + "|".join("---" for _ in head) + "|")
+    for key in rows:
+        for v in variants:
+            ops = (by[key].get(v) or {}).get("ops")
+            if not ops:
+                continue
+            print_row([key[0], fs_label(key[1]), v, str(ops.get("round_trips", 0))] +
+                      [str(ops.get(k, 0)) for k, _ in cols])
+    print()
+
+
+def compact(recs, variants, base):
+    """One row per variant: time, round trips and requests by type."""
+    cols = [(k, label) for k, label in OPS
+            if any((r.get("ops") or {}).get(k) for r in recs)]
+    head = ["git", "wall time", "round trips"] + [l for _, l in cols]
+    print_row(head)
+    print("|" + "|".join("---" for _ in head) + "|")
+    times = {}
+    for r in recs:
+        ops = r.get("ops") or {}
+        if r.get("times"):
+            times[r["variant"]] = statistics.median(r["times"])
+        print_row([r["variant"], cell(r), str(ops.get("round_trips", "—"))] +
+                  [str(ops.get(k, 0)) for k, _ in cols])
+    print()
+    for v in variants[1:]:
+        if base in times and v in times:
+            print("%s/%s wall time: %.2f (above 1: %s is faster)" %
+                  (base, v, times[base] / times[v], v))
+    print()
+
+
+def print_row(cells):
+    print("| " + " | ".join(cells) + " |")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("record")
+    r.add_argument("--scenario", required=True)
+    r.add_argument("--case", required=True)
+    r.add_argument("--fs", required=True)
+    r.add_argument("--variant", required=True)
+    r.add_argument("--hyperfine")
+    r.add_argument("--stats")
+    r.add_argument("--objects", type=int)
+    r.add_argument("--command")
+    r.add_argument("--skip")
+    t = sub.add_parser("table")
+    t.add_argument("--scenario", required=True)
+    t.add_argument("--title")
+    t.add_argument("--per-object", action="store_true")
+    t.add_argument("--compact", action="store_true")
+    t.add_argument("records")
+    args = p.parse_args()
+    if args.cmd == "record":
+        record(args)
+    else:
+        table(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
