@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/s3-checkout.sh: git checkout on latencyfs, stock Git vs nfsgit, with
-# checkout.workers=1 and checkout.workers=32:
+# the default configuration, checkout.workers=1 and checkout.workers=32:
 #   Checkout I    distant trees: v2.39.5 -> v2.47.3 (2.3 k files change)
 #   Checkout II   near trees: v2.47.3 -> near (40 files change)
 #   checkout -f   at near, after deleting 10, 100, 1000 files (picked with
@@ -28,8 +28,8 @@ then
 	CASES="I II del10 del1000"
 fi
 CASES=${S3_CASES:-$CASES}	# override for development
-WORKERS="1 32"
-POOL_SIZE=$((2 * 2 * REPS))	# workers x variants x runs
+WORKERS=${S3_WORKERS:-"default 1 32"}
+POOL_SIZE=$(($(echo $WORKERS | wc -w) * 2 * REPS))	# workers x variants x runs
 
 # the files to delete, by a fixed seed, one list per count
 "$G" -C "$BENCH_DATA/medium.git" ls-tree -r --name-only near |
@@ -95,12 +95,16 @@ do
 		prep_pool "$dir" "$start" "$list"
 		for w in $WORKERS
 		do
+			case $w in
+			default) conf= wl="default config" ;;
+			*) conf="-c checkout.workers=$w" wl="workers=$w" ;;
+			esac
 			for v in stock nfsgit
 			do
 				if test $v = stock; then g=$STOCK; else g=$NFSGIT; fi
-				bench_case s3 "$label, workers=$w" "$fs" $v \
+				bench_case s3 "$label, $wl" "$fs" $v \
 					'bench_pool_next pool wt' \
-					"cd \"\$R/wt\" && $g -c checkout.workers=$w $args" ||
+					"cd \"\$R/wt\" && $g $conf $args" ||
 					failed=1
 			done
 		done
@@ -113,8 +117,9 @@ cat <<EOF
 Wall time: median (min–max) of $REPS runs, each on a fresh work tree,
 latencyfs remounted before each run. Ratio: stock / nfsgit (above 1: nfsgit
 is faster). Parallel checkout only starts at checkout.thresholdForParallelism
-(default 100) changed files, so workers=32 runs sequentially in the small
-cases. Round trips: total delayed requests (latencyfs "round_trips"); by
+(default 100; nfsgit's default, checkout.workers=auto, makes it 25 on a
+network filesystem) changed files, so workers=32 runs sequentially in the
+small cases. Round trips: total delayed requests (latencyfs "round_trips"); by
 type below (median over the runs; "neg" = negative lookups).
 
 EOF
