@@ -106,6 +106,12 @@ bench: install stock latencyfs
 bench-quick: install stock latencyfs
 	bench/run --quick
 
+# clone and Checkout I/II of the Linux 6.1 and 6.12 trees (about half an
+# hour; one run per case, as each work tree is 1.3 GB in the tmpfs)
+bench-linux: install stock latencyfs
+	bench/s2-clone.sh --repo linux --reps 1
+	bench/s3-checkout.sh --repo linux --reps 1
+
 clean:
 	-$(MAKE) -C build/git clean >/dev/null
 	rm -rf build/stock build/stock-install build/install

@@ -6,20 +6,29 @@
 #
 #   bench/s2-clone.sh [--stock GIT] [--nfsgit GIT] [--delay-us N]...
 #                     [--local] [--quick] [--reps N] [--out FILE]
+#                     [--repo medium|linux]
 #
 # The source is bench-data/medium.git on the local disk (made by
 # make-data); HEAD is "near" (the Git 2.47.3 tree, 4.5 k files). The clone
 # is removed in the backing directory and latencyfs remounted before every
-# run. --local adds the same clones onto the local disk.
+# run. --local adds the same clones onto the local disk. --repo linux
+# clones bench-data/linux.git instead (the Linux 6.12 tree, 87 k files).
 set -eu
 . "$(dirname "$0")/lib.sh"
 bench_parse_args "$@"
-"$BENCH_DIR/make-data" medium
+REPO=medium
+case "${EXTRA_ARGS[*]:-}" in
+"") ;;
+"--repo medium") ;;
+"--repo linux") REPO=linux ;;
+*) bench_die "s2: unknown option '${EXTRA_ARGS[*]}'" ;;
+esac
+"$BENCH_DIR/make-data" $REPO
 bench_init
 
-SRC=file://$BENCH_DATA/medium.git
-objects=$(cat "$BENCH_DATA/packs/medium.count")
-files=$("$SETUP_GIT" -C "$BENCH_DATA/medium.git" ls-tree -r HEAD | wc -l)
+SRC=file://$BENCH_DATA/$REPO.git
+objects=$("$SETUP_GIT" -C "$BENCH_DATA/$REPO.git" rev-list --objects --all | wc -l)
+files=$("$SETUP_GIT" -C "$BENCH_DATA/$REPO.git" ls-tree -r HEAD | wc -l)
 
 failed=0
 for fs in $(bench_fs_list)
@@ -40,7 +49,7 @@ do
 	done
 done
 
-bench_table s2 "### clone --no-local of the medium repository ($objects objects, $files files checked out)"
+bench_table s2 "### clone --no-local of the $REPO repository ($objects objects, $files files checked out)"
 cat <<EOF
 Wall time: median (min–max) of $REPS runs; the clone is removed and
 latencyfs remounted before each run. Ratio: stock / nfsgit (above 1: nfsgit

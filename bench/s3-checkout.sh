@@ -8,6 +8,11 @@
 #
 #   bench/s3-checkout.sh [--stock GIT] [--nfsgit GIT] [--delay-us N]...
 #                        [--local] [--quick] [--reps N] [--out FILE]
+#                        [--repo medium|linux]
+#
+# --repo linux: Checkout I is v6.1 -> v6.12 and Checkout II v6.12 -> near
+# in bench-data/linux.git (the checkout -f cases are left out; each work
+# tree is about 1.3 GB, and the pool holds workers x 2 x reps of them).
 #
 # Every run starts from its own fresh work tree: before the runs of a case,
 # a pool of work trees is checked out in the backing directory (latencyfs
@@ -18,7 +23,14 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 bench_parse_args "$@"
-"$BENCH_DIR/make-data" medium
+REPO=medium
+case "${EXTRA_ARGS[*]:-}" in
+"") ;;
+"--repo medium") ;;
+"--repo linux") REPO=linux ;;
+*) bench_die "s3: unknown option '${EXTRA_ARGS[*]}'" ;;
+esac
+"$BENCH_DIR/make-data" $REPO
 bench_init
 
 G=$SETUP_GIT
@@ -27,12 +39,21 @@ if test -n "$QUICK"
 then
 	CASES="I II del10 del1000"
 fi
+if test $REPO = linux
+then
+	CASES="I II"
+fi
 CASES=${S3_CASES:-$CASES}	# override for development
-WORKERS=${S3_WORKERS:-"default 1 32"}
+if test $REPO = linux
+then
+	WORKERS=${S3_WORKERS:-"default 32"}
+else
+	WORKERS=${S3_WORKERS:-"default 1 32"}
+fi
 POOL_SIZE=$(($(echo $WORKERS | wc -w) * 2 * REPS))	# workers x variants x runs
 
 # the files to delete, by a fixed seed, one list per count
-"$G" -C "$BENCH_DATA/medium.git" ls-tree -r --name-only near |
+"$G" -C "$BENCH_DATA/$REPO.git" ls-tree -r --name-only near |
 "$PYTHON" -c '
 import random, sys
 paths = sorted(l.rstrip("\n") for l in sys.stdin)
@@ -49,7 +70,7 @@ prep_pool () {
 	mkdir -p "$dir/pool"
 	if ! test -d "$dir/template.git"
 	then
-		"$G" clone -q --no-checkout "$BENCH_DATA/medium.git" "$dir/template" &&
+		"$G" clone -q --no-checkout "$BENCH_DATA/$REPO.git" "$dir/template" &&
 		mv "$dir/template/.git" "$dir/template.git" && rmdir "$dir/template"
 	fi
 	for k in $(seq $POOL_SIZE)
@@ -81,10 +102,20 @@ do
 		list=
 		case $c in
 		I)
-			start=v2.39.5 label="Checkout I: v2.39.5 → v2.47.3"
-			args="checkout -q v2.47.3" ;;
+			if test $REPO = linux
+			then
+				start=v6.1 label="Checkout I: v6.1 → v6.12"
+			else
+				start=v2.39.5 label="Checkout I: v2.39.5 → v2.47.3"
+			fi
+			args="checkout -q ${label##* }" ;;
 		II)
-			start=v2.47.3 label="Checkout II: v2.47.3 → near"
+			if test $REPO = linux
+			then
+				start=v6.12 label="Checkout II: v6.12 → near"
+			else
+				start=v2.47.3 label="Checkout II: v2.47.3 → near"
+			fi
 			args="checkout -q near" ;;
 		del*)
 			n=${c#del} start=near label="checkout -f, $n files deleted"
@@ -112,7 +143,7 @@ do
 	done
 done
 
-bench_table s3 "### checkout (medium repository)"
+bench_table s3 "### checkout ($REPO repository)"
 cat <<EOF
 Wall time: median (min–max) of $REPS runs, each on a fresh work tree,
 latencyfs remounted before each run. Ratio: stock / nfsgit (above 1: nfsgit
