@@ -62,7 +62,7 @@ static const char *const op_names[NR_OPS] = {
 };
 
 static struct options {
-	unsigned delay_us, rw_delay_us, threads, readdir_size;
+	unsigned delay_us, rw_delay_us, threads, readdir_size, max_nodes;
 	double entry_timeout, attr_timeout;
 	char *stats, *pidfile;
 	int foreground, help;
@@ -83,11 +83,32 @@ struct node {
 	ino_t ino;
 	uint64_t nlookup;	/* kernel references, under nodes_lock */
 	atomic_llong attr_time;	/* when NFS would have fetched attributes */
+	/* where it was first found, to ask the kernel to forget it */
+	fuse_ino_t parent;
+	char *name;
+	/*
+	 * The reaping queue, under nodes_lock; directories are not in it:
+	 * the kernel would drop the name of one that is a process's current
+	 * directory, which getcwd() would then fail to find.
+	 */
+	int queued;
+	struct node *older, *newer;
 };
 
 static struct node root = { .fd = -1 }, ctl = { .fd = -1 };
 static void *nodes;		/* tsearch() tree of struct node by dev, ino */
 static pthread_mutex_t nodes_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * Each node holds a descriptor, and the kernel forgets inodes only under
+ * memory pressure. Above max_nodes (from the limit of open files, or
+ * -o max_nodes) a thread asks the kernel to forget the names looked up
+ * longest ago, as an NFS client's cache would drop them; looking one up
+ * again is a round trip, as it would be there.
+ */
+static struct node *oldest, *newest;
+static size_t nr_nodes, max_nodes;
+static pthread_cond_t reap_cond = PTHREAD_COND_INITIALIZER;
+static struct fuse_session *session;
 
 struct file {
 	int fd;
@@ -501,6 +522,74 @@ static int node_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* Put "nd" at the newest end of the reaping queue; under nodes_lock */
+static void queue_node(struct node *nd)
+{
+	nd->queued = 1;
+	nd->older = newest;
+	nd->newer = NULL;
+	if (newest)
+		newest->newer = nd;
+	else
+		oldest = nd;
+	newest = nd;
+}
+
+static void dequeue_node(struct node *nd)
+{
+	if (!nd->queued)
+		return;
+	nd->queued = 0;
+	if (nd->older)
+		nd->older->newer = nd->newer;
+	else
+		oldest = nd->newer;
+	if (nd->newer)
+		nd->newer->older = nd->older;
+	else
+		newest = nd->older;
+}
+
+#define REAP_BATCH 256
+
+static void *reap_thread(void *arg UNUSED)
+{
+	struct { fuse_ino_t parent; char *name; } batch[REAP_BATCH];
+
+	for (;;) {
+		struct node *nd, *first;
+		size_t n = 0, i, target;
+
+		pthread_mutex_lock(&nodes_lock);
+		while (nr_nodes <= max_nodes || !oldest)
+			pthread_cond_wait(&reap_cond, &nodes_lock);
+		/* down to seven eighths; the names tried go to the end */
+		target = nr_nodes - max_nodes / 8 * 7;
+		first = oldest;
+		while (n < REAP_BATCH && n < target && (nd = oldest)) {
+			dequeue_node(nd);
+			queue_node(nd);
+			batch[n].parent = nd->parent;
+			batch[n].name = strdup(nd->name ? nd->name : "");
+			if (batch[n].name)
+				n++;
+			if (oldest == first)
+				break;	/* round the whole queue */
+		}
+		pthread_mutex_unlock(&nodes_lock);
+		for (i = 0; i < n; i++) {
+			/* fails harmlessly for a name renamed or removed since */
+			fuse_lowlevel_notify_inval_entry(session, batch[i].parent,
+							 batch[i].name,
+							 strlen(batch[i].name));
+			free(batch[i].name);
+		}
+		/* what the kernel cannot forget (open, in use) is tried later */
+		wait_us(1000);
+	}
+	return NULL;
+}
+
 static void unref(fuse_ino_t ino, uint64_t n)
 {
 	struct node *nd = node(ino);
@@ -511,7 +600,10 @@ static void unref(fuse_ino_t ino, uint64_t n)
 	nd->nlookup -= n < nd->nlookup ? n : nd->nlookup;
 	if (!nd->nlookup) {
 		tdelete(nd, &nodes, node_cmp);
+		dequeue_node(nd);
+		nr_nodes--;
 		close(nd->fd);
+		free(nd->name);
 		free(nd);
 	}
 	pthread_mutex_unlock(&nodes_lock);
@@ -543,8 +635,15 @@ static int do_lookup(fuse_ino_t parent, const char *name,
 		if (nd) {
 			*nd = key;
 			nd->fd = fd;
+			nd->parent = parent;
+			nd->name = strdup(name);
 			*slot = nd;
 			fd = -1;
+			nd->queued = 0;
+			if (!S_ISDIR(e->attr.st_mode))
+				queue_node(nd);
+			if (++nr_nodes > max_nodes)
+				pthread_cond_signal(&reap_cond);
 		} else {
 			tdelete(&key, &nodes, node_cmp);
 		}
@@ -1251,6 +1350,7 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("attr_timeout=%lf", attr_timeout),
 	OPT("readdir_size=%u", readdir_size),
 	OPT("threads=%u", threads),
+	OPT("max_nodes=%u", max_nodes),
 	OPT("stats=%s", stats),
 	OPT("pidfile=%s", pidfile),
 	OPT("-f", foreground),
@@ -1272,6 +1372,8 @@ static const char usage[] =
 "  -o attr_timeout=S     seconds attributes stay cached (3)\n"
 "  -o readdir_size=N     bytes of entries per READDIR round trip (32768)\n"
 "  -o threads=N          requests served at once (64)\n"
+"  -o max_nodes=N        inodes to keep before asking the kernel to forget\n"
+"                        the oldest (default: the open-file limit - 4096)\n"
 "  -o stats=PATH         write counters here on SIGUSR1 and unmount\n"
 "  -o pidfile=PATH       write the pid here once mounted\n"
 "  -o fault=OP:GLOB:ERRNO[:after=N][:times=N][:prob=P][:seed=N]\n"
@@ -1409,6 +1511,21 @@ static void raise_fd_limit(void)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+/* The nodes to keep: what the limit of open files leaves for them */
+static void set_max_nodes(void)
+{
+	struct rlimit rl;
+
+	if (opt.max_nodes) {
+		max_nodes = opt.max_nodes;
+		return;
+	}
+	max_nodes = 1 << 20;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		max_nodes = rl.rlim_cur > 8192 ? rl.rlim_cur - 4096 :
+			rl.rlim_cur / 2;
+}
+
 int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -1430,6 +1547,7 @@ int main(int argc, char **argv)
 	}
 	umask(0);
 	raise_fd_limit();
+	set_max_nodes();
 	if (!(backing = realpath(backing, NULL)) ||
 	    (root.fd = open(backing, O_PATH | O_DIRECTORY)) < 0) {
 		perror("latencyfs: backing directory");
@@ -1457,7 +1575,9 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGUSR2);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	session = se;
 	if (pthread_create(&thread, NULL, signal_thread, &set) ||
+	    pthread_create(&thread, NULL, reap_thread, NULL) ||
 	    !(config = fuse_loop_cfg_create()))
 		goto out_unmount;
 	fuse_loop_cfg_set_max_threads(config, opt.threads);

@@ -432,6 +432,32 @@ test_signals () {
 t "SIGUSR1 writes the stats file, SIGUSR2 resets the counters" \
 	test_signals
 
+test_max_nodes () {
+	start reap "delay_us=0,max_nodes=100" &&
+	R=$tmp/reap/mnt &&
+	pid=$(cat "$tmp/reap/pid") &&
+	mkdir "$tmp/reap/back/d" &&
+	for i in $(seq 400)
+	do
+		echo $i >"$tmp/reap/back/f$i" || return 1
+	done &&
+	(
+		# a current directory in the mount stays valid: directories
+		# are never forgotten
+		cd "$R/d" &&
+		for i in $(seq 400)
+		do
+			test "$(cat "../f$i")" = $i || exit 1
+		done &&
+		test "$(/bin/pwd)" = "$R/d"
+	) &&
+	wait_for below "$(ls "/proc/$pid/fd" | wc -l)" 130 &&
+	# forgotten names are looked up again, and found
+	test "$(cat "$R/f1")" = 1 &&
+	test "$(cat "$R/f400")" = 400
+}
+t "above max_nodes the kernel forgets the oldest names, not directories" test_max_nodes
+
 test_sigterm () {
 	pid=$(cat "$tmp/count/pid") &&
 	echo reset >"$C/.latencyfs" &&
