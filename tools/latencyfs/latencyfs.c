@@ -614,10 +614,22 @@ static int do_lookup(fuse_ino_t parent, const char *name,
 		     struct fuse_entry_param *e)
 {
 	struct node key = { 0 }, *nd, **slot;
-	int fd, err;
+	int fd, err, tries;
 
 	memset(e, 0, sizeof(*e));
-	fd = openat(node_fd(parent), name, O_PATH | O_NOFOLLOW);
+	/*
+	 * Out of descriptors: wait for the reaping thread (up to about ten
+	 * seconds) rather than fail a lookup that NFS would answer.
+	 */
+	for (tries = 0;; tries++) {
+		fd = openat(node_fd(parent), name, O_PATH | O_NOFOLLOW);
+		if (fd >= 0 || errno != EMFILE || tries >= 10000)
+			break;
+		pthread_mutex_lock(&nodes_lock);
+		pthread_cond_signal(&reap_cond);
+		pthread_mutex_unlock(&nodes_lock);
+		wait_us(1000);
+	}
 	if (fd < 0)
 		return errno;
 	if (fstatat(fd, "", &e->attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) {
@@ -1373,7 +1385,7 @@ static const char usage[] =
 "  -o readdir_size=N     bytes of entries per READDIR round trip (32768)\n"
 "  -o threads=N          requests served at once (64)\n"
 "  -o max_nodes=N        inodes to keep before asking the kernel to forget\n"
-"                        the oldest (default: the open-file limit - 4096)\n"
+"                        the oldest (default: a third of the open-file limit)\n"
 "  -o stats=PATH         write counters here on SIGUSR1 and unmount\n"
 "  -o pidfile=PATH       write the pid here once mounted\n"
 "  -o fault=OP:GLOB:ERRNO[:after=N][:times=N][:prob=P][:seed=N]\n"
@@ -1520,10 +1532,10 @@ static void set_max_nodes(void)
 		max_nodes = opt.max_nodes;
 		return;
 	}
+	/* a third: many lookups may arrive before the kernel's forgets do */
 	max_nodes = 1 << 20;
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY)
-		max_nodes = rl.rlim_cur > 8192 ? rl.rlim_cur - 4096 :
-			rl.rlim_cur / 2;
+		max_nodes = rl.rlim_cur / 3;
 }
 
 int main(int argc, char **argv)
