@@ -614,21 +614,20 @@ static int do_lookup(fuse_ino_t parent, const char *name,
 		     struct fuse_entry_param *e)
 {
 	struct node key = { 0 }, *nd, **slot;
-	int fd, err, tries;
+	int fd, err;
 
 	memset(e, 0, sizeof(*e));
-	/*
-	 * Out of descriptors: wait for the reaping thread (up to about ten
-	 * seconds) rather than fail a lookup that NFS would answer.
-	 */
-	for (tries = 0;; tries++) {
-		fd = openat(node_fd(parent), name, O_PATH | O_NOFOLLOW);
-		if (fd >= 0 || errno != EMFILE || tries >= 10000)
-			break;
+	fd = openat(node_fd(parent), name, O_PATH | O_NOFOLLOW);
+	if (fd < 0 && errno == EMFILE) {
+		/*
+		 * Out of descriptors: wake the reaping thread and fail this
+		 * one. (Waiting here could deadlock: the kernel holds the
+		 * directory's lock during the lookup, and forgetting a name
+		 * in that directory needs it.)
+		 */
 		pthread_mutex_lock(&nodes_lock);
 		pthread_cond_signal(&reap_cond);
 		pthread_mutex_unlock(&nodes_lock);
-		wait_us(1000);
 	}
 	if (fd < 0)
 		return errno;
