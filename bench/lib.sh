@@ -105,6 +105,17 @@ bench_parse_args () {
 	export STOCK NFSGIT QUICK REPS
 }
 
+# bench_repo_arg SCRIPT: REPO from "--repo medium|linux" in EXTRA_ARGS
+# (default medium)
+bench_repo_arg () {
+	REPO=medium
+	case "${EXTRA_ARGS[*]:-}" in
+	""|"--repo medium") ;;
+	"--repo linux") REPO=linux ;;
+	*) bench_die "$1: unknown option '${EXTRA_ARGS[*]}'" ;;
+	esac
+}
+
 # The work area. $BACKING is a tmpfs (creating files on ext4 would cost
 # more than the simulated round trip), $MNT the latencyfs mount point,
 # $LOCAL a directory on the local disk (the file system of build/).

@@ -16,13 +16,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 bench_parse_args "$@"
-REPO=medium
-case "${EXTRA_ARGS[*]:-}" in
-"") ;;
-"--repo medium") ;;
-"--repo linux") REPO=linux ;;
-*) bench_die "s2: unknown option '${EXTRA_ARGS[*]}'" ;;
-esac
+bench_repo_arg s2
 "$BENCH_DIR/make-data" $REPO
 bench_init
 

@@ -23,13 +23,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 bench_parse_args "$@"
-REPO=medium
-case "${EXTRA_ARGS[*]:-}" in
-"") ;;
-"--repo medium") ;;
-"--repo linux") REPO=linux ;;
-*) bench_die "s3: unknown option '${EXTRA_ARGS[*]}'" ;;
-esac
+bench_repo_arg s3
 "$BENCH_DIR/make-data" $REPO
 bench_init
 
@@ -39,9 +33,11 @@ if test -n "$QUICK"
 then
 	CASES="I II del10 del1000"
 fi
+# Checkout I goes from OLD to NEW, Checkout II from NEW to near
+OLD=v2.39.5 NEW=v2.47.3
 if test $REPO = linux
 then
-	CASES="I II"
+	CASES="I II" OLD=v6.1 NEW=v6.12
 fi
 CASES=${S3_CASES:-$CASES}	# override for development
 if test $REPO = linux
@@ -102,20 +98,10 @@ do
 		list=
 		case $c in
 		I)
-			if test $REPO = linux
-			then
-				start=v6.1 label="Checkout I: v6.1 → v6.12"
-			else
-				start=v2.39.5 label="Checkout I: v2.39.5 → v2.47.3"
-			fi
-			args="checkout -q ${label##* }" ;;
+			start=$OLD label="Checkout I: $OLD → $NEW"
+			args="checkout -q $NEW" ;;
 		II)
-			if test $REPO = linux
-			then
-				start=v6.12 label="Checkout II: v6.12 → near"
-			else
-				start=v2.47.3 label="Checkout II: v2.47.3 → near"
-			fi
+			start=$NEW label="Checkout II: $NEW → near"
 			args="checkout -q near" ;;
 		del*)
 			n=${c#del} start=near label="checkout -f, $n files deleted"
