@@ -62,7 +62,7 @@ static const char *const op_names[NR_OPS] = {
 };
 
 static struct options {
-	unsigned delay_us, rw_delay_us, threads, readdir_size, max_nodes;
+	unsigned delay_us, rw_delay_us, threads, readdir_size;
 	double entry_timeout, attr_timeout;
 	char *stats, *pidfile;
 	int foreground, help;
@@ -76,43 +76,43 @@ static size_t backing_len;
 
 static atomic_ulong counts[NR_OPS], nr_round_trips;
 
-/* A file or directory of the backing tree the kernel knows about. */
+/*
+ * A file or directory of the backing tree the kernel knows about. The
+ * kernel forgets inodes only under memory pressure, so a descriptor for
+ * each would run out on a tree of 80 000 files: a directory holds an
+ * O_PATH descriptor, anything else is reached through its parent's and
+ * the name it was last seen under (kept up to date by lookup, link and
+ * rename). If that name now holds another inode, the request fails with
+ * ESTALE, as NFS fails a stale file handle.
+ */
 struct node {
-	int fd;			/* O_PATH descriptor */
+	int fd;			/* O_PATH descriptor of a directory, or -1 */
 	dev_t dev;
 	ino_t ino;
-	uint64_t nlookup;	/* kernel references, under nodes_lock */
-	atomic_llong attr_time;	/* when NFS would have fetched attributes */
-	/* where it was first found, to ask the kernel to forget it */
-	fuse_ino_t parent;
+	/* under nodes_lock: */
+	uint64_t nlookup;	/* kernel references */
+	uint64_t children;	/* nodes whose parent this is */
+	struct node *parent;	/* of a non-directory */
 	char *name;
-	/*
-	 * The reaping queue, under nodes_lock; directories are not in it:
-	 * the kernel would drop the name of one that is a process's current
-	 * directory, which getcwd() would then fail to find.
-	 */
-	int queued;
-	struct node *older, *newer;
+	struct file *files;	/* open, to stat it once it is unlinked */
+	atomic_llong attr_time;	/* when NFS would have fetched attributes */
 };
 
 static struct node root = { .fd = -1 }, ctl = { .fd = -1 };
 static void *nodes;		/* tsearch() tree of struct node by dev, ino */
 static pthread_mutex_t nodes_lock = PTHREAD_MUTEX_INITIALIZER;
-/*
- * Each node holds a descriptor, and the kernel forgets inodes only under
- * memory pressure. Above max_nodes (from the limit of open files, or
- * -o max_nodes) a thread asks the kernel to forget the names looked up
- * longest ago, as an NFS client's cache would drop them; looking one up
- * again is a round trip, as it would be there.
- */
-static struct node *oldest, *newest;
-static size_t nr_nodes, max_nodes;
-static pthread_cond_t reap_cond = PTHREAD_COND_INITIALIZER;
-static struct fuse_session *session;
+
+/* Where a node is: a directory's descriptor and a name in it ("" for itself) */
+struct place {
+	int dirfd;
+	char name[NAME_MAX + 1];
+};
 
 struct file {
 	int fd;
 	atomic_int dirty;	/* written since the last flush or fsync */
+	struct node *nd;
+	struct file *next;	/* open files of nd, under nodes_lock */
 };
 
 struct dir {
@@ -170,19 +170,88 @@ static int is_ctl(fuse_ino_t ino)
 	return node(ino) == &ctl;
 }
 
+/* The descriptor of a directory node */
 static int node_fd(fuse_ino_t ino)
 {
 	return node(ino)->fd;
 }
 
+static void locate(fuse_ino_t ino, struct place *pl)
+{
+	struct node *nd = node(ino);
+
+	if (nd->fd >= 0 || !nd->parent) {
+		pl->dirfd = nd->fd;
+		pl->name[0] = '\0';
+		return;
+	}
+	pthread_mutex_lock(&nodes_lock);
+	pl->dirfd = nd->parent->fd;
+	snprintf(pl->name, sizeof(pl->name), "%s", nd->name);
+	pthread_mutex_unlock(&nodes_lock);
+}
+
+/* A path that reaches pl through /proc, for calls that take no dirfd */
+static void place_path(char *buf, size_t len, const struct place *pl)
+{
+	snprintf(buf, len, "/proc/self/fd/%d%s%s", pl->dirfd,
+		 pl->name[0] ? "/" : "", pl->name);
+}
+
+/*
+ * Stat the node, failing with ESTALE if its place holds another inode;
+ * an open file removed from its place is still there (NFS clients
+ * rename such a file aside instead of removing it).
+ */
+static int stat_node(fuse_ino_t ino, struct stat *st)
+{
+	struct node *nd = node(ino);
+	struct place pl;
+	int err = 0;
+
+	locate(ino, &pl);
+	if (fstatat(pl.dirfd, pl.name, st, AT_SYMLINK_NOFOLLOW |
+		    (pl.name[0] ? 0 : AT_EMPTY_PATH)))
+		err = errno;
+	else if (nd != &root &&
+		 (st->st_dev != nd->dev || st->st_ino != nd->ino))
+		err = ESTALE;
+	if (err == ENOENT || err == ESTALE) {
+		pthread_mutex_lock(&nodes_lock);
+		if (nd->files && !fstat(nd->files->fd, st))
+			err = 0;
+		pthread_mutex_unlock(&nodes_lock);
+	}
+	return err;
+}
+
+static void attach_file(struct fuse_file_info *fi, fuse_ino_t ino)
+{
+	struct file *f = (struct file *)(uintptr_t)fi->fh;
+
+	pthread_mutex_lock(&nodes_lock);
+	f->nd = node(ino);
+	f->next = f->nd->files;
+	f->nd->files = f;
+	pthread_mutex_unlock(&nodes_lock);
+}
+
+static void detach_file(struct file *f)
+{
+	struct file **p;
+
+	pthread_mutex_lock(&nodes_lock);
+	for (p = &f->nd->files; *p; p = &(*p)->next)
+		if (*p == f) {
+			*p = f->next;
+			break;
+		}
+	pthread_mutex_unlock(&nodes_lock);
+}
+
 static struct file *file(struct fuse_file_info *fi)
 {
 	return (struct file *)(uintptr_t)fi->fh;
-}
-
-static void proc_path(char *buf, size_t len, int fd)
-{
-	snprintf(buf, len, "/proc/self/fd/%d", fd);
 }
 
 /* Counting and charging */
@@ -456,23 +525,31 @@ static void clear_rules(void)
 static int rel_path(char *buf, size_t len, fuse_ino_t ino, const char *name)
 {
 	char proc[64], full[PATH_MAX];
-	const char *rel = "";
+	const char *rel = "", *part[2];
+	struct place pl;
+	size_t used;
 	ssize_t n;
+	int i;
 
-	if (node(ino) != &root) {
-		proc_path(proc, sizeof(proc), node_fd(ino));
-		n = readlink(proc, full, sizeof(full) - 1);
-		if (n >= 0) {
-			full[n] = '\0';
-			rel = full;
-			if (!strncmp(full, backing, backing_len))
-				rel += backing_len;
-			while (*rel == '/')
-				rel++;
-		}
+	locate(ino, &pl);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pl.dirfd);
+	n = readlink(proc, full, sizeof(full) - 1);
+	if (n >= 0) {
+		full[n] = '\0';
+		rel = full;
+		if (!strncmp(full, backing, backing_len))
+			rel += backing_len;
+		while (*rel == '/')
+			rel++;
 	}
-	return snprintf(buf, len, "%s%s%s", rel, *rel && name ? "/" : "",
-			name ? name : "");
+	used = snprintf(buf, len, "%s", rel);
+	part[0] = pl.name;
+	part[1] = name ? name : "";
+	for (i = 0; i < 2 && used < len; i++)
+		if (*part[i])
+			used += snprintf(buf + used, len - used, "%s%s",
+					 used ? "/" : "", part[i]);
+	return used;
 }
 
 /*
@@ -522,72 +599,53 @@ static int node_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* Put "nd" at the newest end of the reaping queue; under nodes_lock */
-static void queue_node(struct node *nd)
+/* Free nd if nothing refers to it any more, then its parent; under nodes_lock */
+static void release_node(struct node *nd)
 {
-	nd->queued = 1;
-	nd->older = newest;
-	nd->newer = NULL;
-	if (newest)
-		newest->newer = nd;
-	else
-		oldest = nd;
-	newest = nd;
-}
+	while (nd && nd != &root && !nd->nlookup && !nd->children) {
+		struct node *parent = nd->parent;
 
-static void dequeue_node(struct node *nd)
-{
-	if (!nd->queued)
-		return;
-	nd->queued = 0;
-	if (nd->older)
-		nd->older->newer = nd->newer;
-	else
-		oldest = nd->newer;
-	if (nd->newer)
-		nd->newer->older = nd->older;
-	else
-		newest = nd->older;
-}
-
-#define REAP_BATCH 256
-
-static void *reap_thread(void *arg UNUSED)
-{
-	struct { fuse_ino_t parent; char *name; } batch[REAP_BATCH];
-
-	for (;;) {
-		struct node *nd, *first;
-		size_t n = 0, i, target;
-
-		pthread_mutex_lock(&nodes_lock);
-		while (nr_nodes <= max_nodes || !oldest)
-			pthread_cond_wait(&reap_cond, &nodes_lock);
-		/* down to seven eighths; the names tried go to the end */
-		target = nr_nodes - max_nodes / 8 * 7;
-		first = oldest;
-		while (n < REAP_BATCH && n < target && (nd = oldest)) {
-			dequeue_node(nd);
-			queue_node(nd);
-			batch[n].parent = nd->parent;
-			batch[n].name = strdup(nd->name ? nd->name : "");
-			if (batch[n].name)
-				n++;
-			if (oldest == first)
-				break;	/* round the whole queue */
-		}
-		pthread_mutex_unlock(&nodes_lock);
-		for (i = 0; i < n; i++) {
-			/* fails harmlessly for a name renamed or removed since */
-			fuse_lowlevel_notify_inval_entry(session, batch[i].parent,
-							 batch[i].name,
-							 strlen(batch[i].name));
-			free(batch[i].name);
-		}
-		/* what the kernel cannot forget (open, in use) is tried later */
-		wait_us(1000);
+		tdelete(nd, &nodes, node_cmp);
+		if (nd->fd >= 0)
+			close(nd->fd);
+		free(nd->name);
+		free(nd);
+		if (parent)
+			parent->children--;
+		nd = parent;
 	}
-	return NULL;
+}
+
+/* A non-directory nd was last seen as name in parent; under nodes_lock */
+static void set_place(struct node *nd, fuse_ino_t parent, const char *name)
+{
+	struct node *old = nd->parent;
+	char *copy;
+
+	if (nd->fd >= 0 || (old == node(parent) && !strcmp(nd->name, name)))
+		return;
+	if (!(copy = strdup(name)))
+		return;		/* keeps the old place */
+	free(nd->name);
+	nd->name = copy;
+	nd->parent = node(parent);
+	nd->parent->children++;
+	if (old) {
+		old->children--;
+		release_node(old);
+	}
+}
+
+/* The inode st was renamed to name in parent */
+static void moved(const struct stat *st, fuse_ino_t parent, const char *name)
+{
+	struct node key = { .dev = st->st_dev, .ino = st->st_ino }, **slot;
+
+	pthread_mutex_lock(&nodes_lock);
+	slot = tfind(&key, &nodes, node_cmp);
+	if (slot)
+		set_place(*slot, parent, name);
+	pthread_mutex_unlock(&nodes_lock);
 }
 
 static void unref(fuse_ino_t ino, uint64_t n)
@@ -598,14 +656,7 @@ static void unref(fuse_ino_t ino, uint64_t n)
 		return;
 	pthread_mutex_lock(&nodes_lock);
 	nd->nlookup -= n < nd->nlookup ? n : nd->nlookup;
-	if (!nd->nlookup) {
-		tdelete(nd, &nodes, node_cmp);
-		dequeue_node(nd);
-		nr_nodes--;
-		close(nd->fd);
-		free(nd->name);
-		free(nd);
-	}
+	release_node(nd);
 	pthread_mutex_unlock(&nodes_lock);
 }
 
@@ -614,27 +665,21 @@ static int do_lookup(fuse_ino_t parent, const char *name,
 		     struct fuse_entry_param *e)
 {
 	struct node key = { 0 }, *nd, **slot;
-	int fd, err;
+	int fd = -1, err;
 
 	memset(e, 0, sizeof(*e));
-	fd = openat(node_fd(parent), name, O_PATH | O_NOFOLLOW);
-	if (fd < 0 && errno == EMFILE) {
-		/*
-		 * Out of descriptors: wake the reaping thread and fail this
-		 * one. (Waiting here could deadlock: the kernel holds the
-		 * directory's lock during the lookup, and forgetting a name
-		 * in that directory needs it.)
-		 */
-		pthread_mutex_lock(&nodes_lock);
-		pthread_cond_signal(&reap_cond);
-		pthread_mutex_unlock(&nodes_lock);
-	}
-	if (fd < 0)
+	if (fstatat(node_fd(parent), name, &e->attr, AT_SYMLINK_NOFOLLOW))
 		return errno;
-	if (fstatat(fd, "", &e->attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) {
-		err = errno;
-		close(fd);
-		return err;
+	if (S_ISDIR(e->attr.st_mode)) {
+		fd = openat(node_fd(parent), name,
+			    O_PATH | O_NOFOLLOW | O_DIRECTORY);
+		if (fd < 0)
+			return errno;
+		if (fstat(fd, &e->attr)) {
+			err = errno;
+			close(fd);
+			return err;
+		}
 	}
 	key.dev = e->attr.st_dev;
 	key.ino = e->attr.st_ino;
@@ -646,21 +691,16 @@ static int do_lookup(fuse_ino_t parent, const char *name,
 		if (nd) {
 			*nd = key;
 			nd->fd = fd;
-			nd->parent = parent;
-			nd->name = strdup(name);
 			*slot = nd;
 			fd = -1;
-			nd->queued = 0;
-			if (!S_ISDIR(e->attr.st_mode))
-				queue_node(nd);
-			if (++nr_nodes > max_nodes)
-				pthread_cond_signal(&reap_cond);
 		} else {
 			tdelete(&key, &nodes, node_cmp);
 		}
 	}
-	if (nd)
+	if (nd) {
 		nd->nlookup++;
+		set_place(nd, parent, name);
+	}
 	pthread_mutex_unlock(&nodes_lock);
 	if (fd >= 0)
 		close(fd);
@@ -767,6 +807,13 @@ static void ll_init(void *userdata UNUSED, struct fuse_conn_info *conn)
 	if (!fuse_set_feature_flag(conn, FUSE_CAP_PARALLEL_DIROPS))
 		fprintf(stderr, "latencyfs: kernel without parallel dirops\n");
 	fuse_set_feature_flag(conn, FUSE_CAP_CACHE_SYMLINKS);
+	/*
+	 * RELEASE is a background request, 12 at a time by default: a
+	 * writer faster than that leaves thousands of closed files open
+	 * here, and creates then fail with EMFILE.
+	 */
+	conn->max_background = opt.threads;
+	conn->congestion_threshold = opt.threads * 3 / 4;
 }
 
 static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -809,7 +856,7 @@ static void ll_forget_multi(fuse_req_t req, size_t n,
 }
 
 static void ll_getattr(fuse_req_t req, fuse_ino_t ino,
-		       struct fuse_file_info *fi UNUSED)
+		       struct fuse_file_info *fi)
 {
 	struct stat st;
 	int err;
@@ -825,9 +872,11 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino,
 		attrs_fetched(ino);
 	}
 	err = fault(OP_GETATTR, ino, NULL, 0, NULL);
-	if (!err && fstatat(node_fd(ino), "", &st,
-			    AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+	/* the kernel passes fi only for regular files: an open one may be unlinked */
+	if (!err && fi && fstat(file(fi)->fd, &st))
 		err = errno;
+	else if (!err && !fi)
+		err = stat_node(ino, &st);
 	if (err)
 		fuse_reply_err(req, err);
 	else
@@ -837,20 +886,25 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino,
 static int do_setattr(fuse_ino_t ino, struct stat *attr, int to_set,
 		      struct fuse_file_info *fi)
 {
-	int fd = fi ? file(fi)->fd : -1;
+	int fd = fi ? file(fi)->fd : -1, err;
 	struct timespec tv[2];
-	char proc[64];
+	char proc[PATH_MAX + 64];
+	struct place pl;
+	struct stat st;
 
-	proc_path(proc, sizeof(proc), node_fd(ino));
+	if (fd < 0 && (err = stat_node(ino, &st)))
+		return err;
+	locate(ino, &pl);
+	place_path(proc, sizeof(proc), &pl);
 	if ((to_set & FUSE_SET_ATTR_MODE) &&
 	    (fd >= 0 ? fchmod(fd, attr->st_mode) :
 		       chmod(proc, attr->st_mode)))
 		return errno;
 	if ((to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) &&
-	    fchownat(node_fd(ino), "",
+	    fchownat(pl.dirfd, pl.name,
 		     to_set & FUSE_SET_ATTR_UID ? attr->st_uid : (uid_t)-1,
 		     to_set & FUSE_SET_ATTR_GID ? attr->st_gid : (gid_t)-1,
-		     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+		     AT_SYMLINK_NOFOLLOW | (pl.name[0] ? 0 : AT_EMPTY_PATH)))
 		return errno;
 	if ((to_set & FUSE_SET_ATTR_SIZE) &&
 	    (fd >= 0 ? ftruncate(fd, attr->st_size) :
@@ -890,9 +944,10 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	if (!err)
 		err = do_setattr(ino, attr, to_set, fi);
 	attrs_fetched(ino);
-	if (!err && fstatat(node_fd(ino), "", &st,
-			    AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
+	if (!err && fi && fstat(file(fi)->fd, &st))
 		err = errno;
+	else if (!err && !fi)
+		err = stat_node(ino, &st);
 	if (err)
 		fuse_reply_err(req, err);
 	else
@@ -901,7 +956,9 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 
 static void ll_access(fuse_req_t req, fuse_ino_t ino, int mask)
 {
-	char proc[64];
+	char proc[PATH_MAX + 64];
+	struct place pl;
+	struct stat st;
 	int err;
 
 	if (is_ctl(ino)) {
@@ -910,7 +967,10 @@ static void ll_access(fuse_req_t req, fuse_ino_t ino, int mask)
 	}
 	rpc(OP_ACCESS);
 	err = fault(OP_ACCESS, ino, NULL, 0, NULL);
-	proc_path(proc, sizeof(proc), node_fd(ino));
+	if (!err)
+		err = stat_node(ino, &st);
+	locate(ino, &pl);
+	place_path(proc, sizeof(proc), &pl);
 	if (!err && faccessat(AT_FDCWD, proc, mask, 0))
 		err = errno;
 	fuse_reply_err(req, err);
@@ -919,13 +979,18 @@ static void ll_access(fuse_req_t req, fuse_ino_t ino, int mask)
 static void ll_readlink(fuse_req_t req, fuse_ino_t ino)
 {
 	char buf[PATH_MAX];
+	struct place pl;
+	struct stat st;
 	ssize_t n = -1;
 	int err;
 
 	rpc(OP_READLINK);
 	err = fault(OP_READLINK, ino, NULL, 0, NULL);
 	if (!err)
-		n = readlinkat(node_fd(ino), "", buf, sizeof(buf) - 1);
+		err = stat_node(ino, &st);
+	locate(ino, &pl);
+	if (!err)
+		n = readlinkat(pl.dirfd, pl.name, buf, sizeof(buf) - 1);
 	if (!err && n < 0)
 		err = errno;
 	if (err) {
@@ -982,14 +1047,17 @@ static void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 		    const char *newname)
 {
 	struct fuse_entry_param e;
-	char proc[64];
+	struct place pl;
+	struct stat st;
 	int err;
 
 	rpc_create(OP_LINK, newparent, newname);
 	err = fault(OP_LINK, newparent, newname, ino, NULL);
-	proc_path(proc, sizeof(proc), node_fd(ino));
-	if (!err && linkat(AT_FDCWD, proc, node_fd(newparent), newname,
-			   AT_SYMLINK_FOLLOW))
+	if (!err)
+		err = stat_node(ino, &st);
+	locate(ino, &pl);
+	/* never a directory, so pl.name is the file's name */
+	if (!err && linkat(pl.dirfd, pl.name, node_fd(newparent), newname, 0))
 		err = errno;
 	if (!err)
 		err = do_lookup(newparent, newname, &e);
@@ -1024,14 +1092,26 @@ static void ll_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		      fuse_ino_t newparent, const char *newname,
 		      unsigned int flags)
 {
+	struct stat from, to;
 	int err;
 
 	rpc_create(OP_RENAME, newparent, newname);
 	attrs_fetched(parent);
 	err = fault(OP_RENAME, parent, name, newparent, newname);
+	/* which inodes move, to keep the places of their nodes */
+	if (!err && (fstatat(node_fd(parent), name, &from, AT_SYMLINK_NOFOLLOW) ||
+		     ((flags & RENAME_EXCHANGE) &&
+		      fstatat(node_fd(newparent), newname, &to,
+			      AT_SYMLINK_NOFOLLOW))))
+		err = errno;
 	if (!err && renameat2(node_fd(parent), name, node_fd(newparent),
 			      newname, flags))
 		err = errno;
+	if (!err) {
+		moved(&from, newparent, newname);
+		if (flags & RENAME_EXCHANGE)
+			moved(&to, parent, name);
+	}
 	fuse_reply_err(req, err);
 }
 
@@ -1053,8 +1133,9 @@ static int open_file(int fd, struct fuse_file_info *fi)
 
 static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	char proc[64];
-	int err;
+	struct place pl;
+	struct stat st;
+	int fd, err;
 
 	if (is_ctl(ino)) {
 		ctl_open(req, fi);
@@ -1062,9 +1143,23 @@ static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	rpc(OP_OPEN);
 	err = fault(OP_OPEN, ino, NULL, 0, NULL);
-	proc_path(proc, sizeof(proc), node_fd(ino));
-	if (!err)
-		err = open_file(open(proc, fi->flags & ~O_NOFOLLOW), fi);
+	locate(ino, &pl);
+	if (!err) {
+		/* truncate only once it is known to be the right file */
+		fd = openat(pl.dirfd, pl.name,
+			    (fi->flags & ~O_TRUNC) | O_NOFOLLOW);
+		if (fd < 0 || fstat(fd, &st))
+			err = errno;
+		else if (st.st_dev != node(ino)->dev ||
+			 st.st_ino != node(ino)->ino)
+			err = ESTALE;
+		else if ((fi->flags & O_TRUNC) && ftruncate(fd, 0))
+			err = errno;
+		if (err && fd >= 0)
+			close(fd);
+		else if (!err && !(err = open_file(fd, fi)))
+			attach_file(fi, ino);
+	}
 	if (err) {
 		fuse_reply_err(req, err);
 		return;
@@ -1089,10 +1184,12 @@ static void ll_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		close(file(fi)->fd);
 		free(file(fi));
 	}
-	if (err)
+	if (err) {
 		fuse_reply_err(req, err);
-	else
-		fuse_reply_create(req, &e, fi);
+		return;
+	}
+	attach_file(fi, e.ino);
+	fuse_reply_create(req, &e, fi);
 }
 
 static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -1162,6 +1259,7 @@ static void ll_release(fuse_req_t req, fuse_ino_t ino,
 		free((void *)(uintptr_t)fi->fh);
 	} else {
 		count(OP_RELEASE);
+		detach_file(file(fi));
 		close(file(fi)->fd);
 		free(file(fi));
 	}
@@ -1304,13 +1402,15 @@ static void ll_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 static void ll_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	struct statvfs st;
+	struct place pl;
 	int err;
 
 	if (is_ctl(ino))
 		ino = FUSE_ROOT_ID;
 	rpc(OP_STATFS);
 	err = fault(OP_STATFS, ino, NULL, 0, NULL);
-	if (!err && fstatvfs(node_fd(ino), &st))
+	locate(ino, &pl);
+	if (!err && fstatvfs(pl.dirfd, &st))
 		err = errno;
 	if (err)
 		fuse_reply_err(req, err);
@@ -1361,7 +1461,6 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("attr_timeout=%lf", attr_timeout),
 	OPT("readdir_size=%u", readdir_size),
 	OPT("threads=%u", threads),
-	OPT("max_nodes=%u", max_nodes),
 	OPT("stats=%s", stats),
 	OPT("pidfile=%s", pidfile),
 	OPT("-f", foreground),
@@ -1383,8 +1482,6 @@ static const char usage[] =
 "  -o attr_timeout=S     seconds attributes stay cached (3)\n"
 "  -o readdir_size=N     bytes of entries per READDIR round trip (32768)\n"
 "  -o threads=N          requests served at once (64)\n"
-"  -o max_nodes=N        inodes to keep before asking the kernel to forget\n"
-"                        the oldest (default: a third of the open-file limit)\n"
 "  -o stats=PATH         write counters here on SIGUSR1 and unmount\n"
 "  -o pidfile=PATH       write the pid here once mounted\n"
 "  -o fault=OP:GLOB:ERRNO[:after=N][:times=N][:prob=P][:seed=N]\n"
@@ -1493,10 +1590,10 @@ static void *signal_thread(void *arg)
 }
 
 /*
- * Every inode the kernel knows holds an O_PATH descriptor here, and the
- * kernel forgets inodes only under memory pressure: a checkout of a few
- * thousand files soon passes the usual limit of 1024 (or 20000). Raise
- * the limit as far as we may (root: up to fs.nr_open).
+ * Every directory the kernel knows holds an O_PATH descriptor here, and
+ * the kernel forgets inodes only under memory pressure: a tree of a few
+ * thousand directories passes the usual limit of 1024. Raise the limit
+ * as far as we may (root: up to fs.nr_open).
  */
 static void raise_fd_limit(void)
 {
@@ -1522,21 +1619,6 @@ static void raise_fd_limit(void)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
-/* The nodes to keep: what the limit of open files leaves for them */
-static void set_max_nodes(void)
-{
-	struct rlimit rl;
-
-	if (opt.max_nodes) {
-		max_nodes = opt.max_nodes;
-		return;
-	}
-	/* a third: many lookups may arrive before the kernel's forgets do */
-	max_nodes = 1 << 20;
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY)
-		max_nodes = rl.rlim_cur / 3;
-}
-
 int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -1558,7 +1640,6 @@ int main(int argc, char **argv)
 	}
 	umask(0);
 	raise_fd_limit();
-	set_max_nodes();
 	if (!(backing = realpath(backing, NULL)) ||
 	    (root.fd = open(backing, O_PATH | O_DIRECTORY)) < 0) {
 		perror("latencyfs: backing directory");
@@ -1586,9 +1667,7 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGUSR2);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	session = se;
 	if (pthread_create(&thread, NULL, signal_thread, &set) ||
-	    pthread_create(&thread, NULL, reap_thread, NULL) ||
 	    !(config = fuse_loop_cfg_create()))
 		goto out_unmount;
 	fuse_loop_cfg_set_max_threads(config, opt.threads);
