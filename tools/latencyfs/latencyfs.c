@@ -30,6 +30,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,11 +90,16 @@ struct node {
 	int fd;			/* O_PATH descriptor of a directory, or -1 */
 	dev_t dev;
 	ino_t ino;
+	/*
+	 * A file holds no descriptor, so the backing filesystem may give
+	 * its inode number to a new file once it is removed, before the
+	 * kernel forgets the node: the birth time tells them apart.
+	 */
+	struct timespec born;
 	/* under nodes_lock: */
 	uint64_t nlookup;	/* kernel references */
-	uint64_t children;	/* nodes whose parent this is */
-	struct node *parent;	/* of a non-directory */
-	char *name;
+	uint64_t children;	/* names of other nodes in this directory */
+	struct name *names;	/* of a non-directory, newest first */
 	struct file *files;	/* open, to stat it once it is unlinked */
 	atomic_llong attr_time;	/* when NFS would have fetched attributes */
 };
@@ -102,10 +108,56 @@ static struct node root = { .fd = -1 }, ctl = { .fd = -1 };
 static void *nodes;		/* tsearch() tree of struct node by dev, ino */
 static pthread_mutex_t nodes_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* fstatat(), with the inode's birth time (0 where not known) */
+static int stat_born(int dirfd, const char *name, struct stat *st,
+		     struct timespec *born)
+{
+	struct statx x;
+
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | (*name ? 0 : AT_EMPTY_PATH),
+		  STATX_BASIC_STATS | STATX_BTIME, &x))
+		return -1;
+	memset(st, 0, sizeof(*st));
+	st->st_dev = makedev(x.stx_dev_major, x.stx_dev_minor);
+	st->st_ino = x.stx_ino;
+	st->st_mode = x.stx_mode;
+	st->st_nlink = x.stx_nlink;
+	st->st_uid = x.stx_uid;
+	st->st_gid = x.stx_gid;
+	st->st_rdev = makedev(x.stx_rdev_major, x.stx_rdev_minor);
+	st->st_size = x.stx_size;
+	st->st_blksize = x.stx_blksize;
+	st->st_blocks = x.stx_blocks;
+	st->st_atim.tv_sec = x.stx_atime.tv_sec;
+	st->st_atim.tv_nsec = x.stx_atime.tv_nsec;
+	st->st_mtim.tv_sec = x.stx_mtime.tv_sec;
+	st->st_mtim.tv_nsec = x.stx_mtime.tv_nsec;
+	st->st_ctim.tv_sec = x.stx_ctime.tv_sec;
+	st->st_ctim.tv_nsec = x.stx_ctime.tv_nsec;
+	born->tv_sec = x.stx_mask & STATX_BTIME ? x.stx_btime.tv_sec : 0;
+	born->tv_nsec = x.stx_mask & STATX_BTIME ? x.stx_btime.tv_nsec : 0;
+	return 0;
+}
+
+static int same_inode(const struct node *nd, const struct stat *st,
+		      const struct timespec *born)
+{
+	return st->st_dev == nd->dev && st->st_ino == nd->ino &&
+		born->tv_sec == nd->born.tv_sec &&
+		born->tv_nsec == nd->born.tv_nsec;
+}
+
 /* Where a node is: a directory's descriptor and a name in it ("" for itself) */
 struct place {
 	int dirfd;
 	char name[NAME_MAX + 1];
+};
+
+/* A name of a non-directory node: hard links give it several */
+struct name {
+	struct node *parent;
+	char *name;
+	struct name *next;
 };
 
 struct file {
@@ -176,19 +228,57 @@ static int node_fd(fuse_ino_t ino)
 	return node(ino)->fd;
 }
 
-static void locate(fuse_ino_t ino, struct place *pl)
+/* The i-th name of nd (0: the newest) into pl; 0 if it has no such name */
+static int nth_name(struct node *nd, int i, struct place *pl)
+{
+	struct name *n;
+
+	pthread_mutex_lock(&nodes_lock);
+	for (n = nd->names; n && i; n = n->next)
+		i--;
+	if (n) {
+		pl->dirfd = n->parent->fd;
+		snprintf(pl->name, sizeof(pl->name), "%s", n->name);
+	}
+	pthread_mutex_unlock(&nodes_lock);
+	return !!n;
+}
+
+/*
+ * Where the node is now: a directory by its own descriptor, anything else
+ * by the newest of its names that still holds this inode. Fills st (if
+ * not NULL). Returns 0, or an errno: ENOENT or ESTALE when no name holds
+ * it any more (pl is then its newest name, for messages).
+ */
+static int locate(fuse_ino_t ino, struct place *pl, struct stat *st)
 {
 	struct node *nd = node(ino);
+	struct timespec born;
+	struct place other;
+	struct stat tmp;
+	int i, err = ENOENT;
 
-	if (nd->fd >= 0 || !nd->parent) {
+	if (!st)
+		st = &tmp;
+	if (nd->fd >= 0 || !nth_name(nd, 0, pl)) {
 		pl->dirfd = nd->fd;
 		pl->name[0] = '\0';
-		return;
+		if (nd->fd < 0)
+			return ENOENT;
+		return stat_born(nd->fd, "", st, &born) ? errno : 0;
 	}
-	pthread_mutex_lock(&nodes_lock);
-	pl->dirfd = nd->parent->fd;
-	snprintf(pl->name, sizeof(pl->name), "%s", nd->name);
-	pthread_mutex_unlock(&nodes_lock);
+	for (i = 0; nth_name(nd, i, &other); i++) {
+		if (stat_born(other.dirfd, other.name, st, &born)) {
+			if (errno != ENOENT)
+				err = errno;
+		} else if (same_inode(nd, st, &born)) {
+			*pl = other;
+			return 0;
+		} else {
+			err = ESTALE;
+		}
+	}
+	return err;
 }
 
 /* A path that reaches pl through /proc, for calls that take no dirfd */
@@ -207,15 +297,8 @@ static int stat_node(fuse_ino_t ino, struct stat *st)
 {
 	struct node *nd = node(ino);
 	struct place pl;
-	int err = 0;
+	int err = locate(ino, &pl, st);
 
-	locate(ino, &pl);
-	if (fstatat(pl.dirfd, pl.name, st, AT_SYMLINK_NOFOLLOW |
-		    (pl.name[0] ? 0 : AT_EMPTY_PATH)))
-		err = errno;
-	else if (nd != &root &&
-		 (st->st_dev != nd->dev || st->st_ino != nd->ino))
-		err = ESTALE;
 	if (err == ENOENT || err == ESTALE) {
 		pthread_mutex_lock(&nodes_lock);
 		if (nd->files && !fstat(nd->files->fd, st))
@@ -531,7 +614,7 @@ static int rel_path(char *buf, size_t len, fuse_ino_t ino, const char *name)
 	ssize_t n;
 	int i;
 
-	locate(ino, &pl);
+	locate(ino, &pl, NULL);
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pl.dirfd);
 	n = readlink(proc, full, sizeof(full) - 1);
 	if (n >= 0) {
@@ -596,55 +679,107 @@ static int node_cmp(const void *a, const void *b)
 		return x->dev < y->dev ? -1 : 1;
 	if (x->ino != y->ino)
 		return x->ino < y->ino ? -1 : 1;
+	if (x->born.tv_sec != y->born.tv_sec)
+		return x->born.tv_sec < y->born.tv_sec ? -1 : 1;
+	if (x->born.tv_nsec != y->born.tv_nsec)
+		return x->born.tv_nsec < y->born.tv_nsec ? -1 : 1;
 	return 0;
 }
 
-/* Free nd if nothing refers to it any more, then its parent; under nodes_lock */
+/* Free nd if nothing refers to it any more; under nodes_lock */
 static void release_node(struct node *nd)
 {
-	while (nd && nd != &root && !nd->nlookup && !nd->children) {
-		struct node *parent = nd->parent;
+	struct name *n;
 
-		tdelete(nd, &nodes, node_cmp);
-		if (nd->fd >= 0)
-			close(nd->fd);
-		free(nd->name);
-		free(nd);
-		if (parent)
-			parent->children--;
-		nd = parent;
-	}
-}
-
-/* A non-directory nd was last seen as name in parent; under nodes_lock */
-static void set_place(struct node *nd, fuse_ino_t parent, const char *name)
-{
-	struct node *old = nd->parent;
-	char *copy;
-
-	if (nd->fd >= 0 || (old == node(parent) && !strcmp(nd->name, name)))
+	if (nd == &root || nd == &ctl || nd->nlookup || nd->children)
 		return;
-	if (!(copy = strdup(name)))
-		return;		/* keeps the old place */
-	free(nd->name);
-	nd->name = copy;
-	nd->parent = node(parent);
-	nd->parent->children++;
-	if (old) {
-		old->children--;
-		release_node(old);
+	tdelete(nd, &nodes, node_cmp);
+	if (nd->fd >= 0)
+		close(nd->fd);
+	while ((n = nd->names)) {
+		nd->names = n->next;
+		n->parent->children--;
+		release_node(n->parent);
+		free(n->name);
+		free(n);
 	}
+	free(nd);
 }
 
-/* The inode st was renamed to name in parent */
-static void moved(const struct stat *st, fuse_ino_t parent, const char *name)
+/* A non-directory nd is name in parent (its newest name); under nodes_lock */
+static void add_name(struct node *nd, fuse_ino_t parent, const char *name)
 {
-	struct node key = { .dev = st->st_dev, .ino = st->st_ino }, **slot;
+	struct name **p, *n;
+
+	if (nd->fd >= 0)
+		return;
+	for (p = &nd->names; (n = *p); p = &n->next)
+		if (n->parent == node(parent) && !strcmp(n->name, name)) {
+			*p = n->next;	/* to the front */
+			break;
+		}
+	if (!n) {
+		n = malloc(sizeof(*n));
+		if (!n || !(n->name = strdup(name))) {
+			free(n);
+			return;
+		}
+		n->parent = node(parent);
+		n->parent->children++;
+	}
+	n->next = nd->names;
+	nd->names = n;
+}
+
+/* name in parent no longer holds nd; under nodes_lock */
+static void drop_name(struct node *nd, fuse_ino_t parent, const char *name)
+{
+	struct name **p, *n;
+
+	for (p = &nd->names; (n = *p); p = &n->next)
+		if (n->parent == node(parent) && !strcmp(n->name, name)) {
+			*p = n->next;
+			n->parent->children--;
+			release_node(n->parent);
+			free(n->name);
+			free(n);
+			return;
+		}
+}
+
+/* The node of the inode st, if the kernel knows it; under nodes_lock */
+static struct node *find_node(const struct stat *st, const struct timespec *born)
+{
+	struct node key = { .dev = st->st_dev, .ino = st->st_ino,
+			    .born = *born }, **slot;
+
+	slot = tfind(&key, &nodes, node_cmp);
+	return slot ? *slot : NULL;
+}
+
+/*
+ * Keep the names of the nodes that a rename or an unlink moves or removes:
+ * "from" (in parent) moved to name2 in parent2 (NULL name2: removed), and
+ * "to", what name2 held before (exchanged to name, or replaced).
+ */
+static void renamed(const struct stat *from, const struct timespec *from_born,
+		    fuse_ino_t parent, const char *name,
+		    const struct stat *to, const struct timespec *to_born,
+		    fuse_ino_t parent2, const char *name2, int exchange)
+{
+	struct node *nd;
 
 	pthread_mutex_lock(&nodes_lock);
-	slot = tfind(&key, &nodes, node_cmp);
-	if (slot)
-		set_place(*slot, parent, name);
+	if (to && (nd = find_node(to, to_born))) {
+		drop_name(nd, parent2, name2);
+		if (exchange)
+			add_name(nd, parent, name);
+	}
+	if (from && (nd = find_node(from, from_born))) {
+		drop_name(nd, parent, name);
+		if (name2)
+			add_name(nd, parent2, name2);
+	}
 	pthread_mutex_unlock(&nodes_lock);
 }
 
@@ -668,14 +803,14 @@ static int do_lookup(fuse_ino_t parent, const char *name,
 	int fd = -1, err;
 
 	memset(e, 0, sizeof(*e));
-	if (fstatat(node_fd(parent), name, &e->attr, AT_SYMLINK_NOFOLLOW))
+	if (stat_born(node_fd(parent), name, &e->attr, &key.born))
 		return errno;
 	if (S_ISDIR(e->attr.st_mode)) {
 		fd = openat(node_fd(parent), name,
 			    O_PATH | O_NOFOLLOW | O_DIRECTORY);
 		if (fd < 0)
 			return errno;
-		if (fstat(fd, &e->attr)) {
+		if (stat_born(fd, "", &e->attr, &key.born)) {
 			err = errno;
 			close(fd);
 			return err;
@@ -699,7 +834,7 @@ static int do_lookup(fuse_ino_t parent, const char *name,
 	}
 	if (nd) {
 		nd->nlookup++;
-		set_place(nd, parent, name);
+		add_name(nd, parent, name);
 	}
 	pthread_mutex_unlock(&nodes_lock);
 	if (fd >= 0)
@@ -892,9 +1027,12 @@ static int do_setattr(fuse_ino_t ino, struct stat *attr, int to_set,
 	struct place pl;
 	struct stat st;
 
-	if (fd < 0 && (err = stat_node(ino, &st)))
+	if (fd >= 0) {
+		pl.dirfd = fd;
+		pl.name[0] = '\0';
+	} else if ((err = locate(ino, &pl, &st))) {
 		return err;
-	locate(ino, &pl);
+	}
 	place_path(proc, sizeof(proc), &pl);
 	if ((to_set & FUSE_SET_ATTR_MODE) &&
 	    (fd >= 0 ? fchmod(fd, attr->st_mode) :
@@ -968,8 +1106,7 @@ static void ll_access(fuse_req_t req, fuse_ino_t ino, int mask)
 	rpc(OP_ACCESS);
 	err = fault(OP_ACCESS, ino, NULL, 0, NULL);
 	if (!err)
-		err = stat_node(ino, &st);
-	locate(ino, &pl);
+		err = locate(ino, &pl, &st);
 	place_path(proc, sizeof(proc), &pl);
 	if (!err && faccessat(AT_FDCWD, proc, mask, 0))
 		err = errno;
@@ -987,8 +1124,7 @@ static void ll_readlink(fuse_req_t req, fuse_ino_t ino)
 	rpc(OP_READLINK);
 	err = fault(OP_READLINK, ino, NULL, 0, NULL);
 	if (!err)
-		err = stat_node(ino, &st);
-	locate(ino, &pl);
+		err = locate(ino, &pl, &st);
 	if (!err)
 		n = readlinkat(pl.dirfd, pl.name, buf, sizeof(buf) - 1);
 	if (!err && n < 0)
@@ -1054,8 +1190,7 @@ static void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	rpc_create(OP_LINK, newparent, newname);
 	err = fault(OP_LINK, newparent, newname, ino, NULL);
 	if (!err)
-		err = stat_node(ino, &st);
-	locate(ino, &pl);
+		err = locate(ino, &pl, &st);
 	/* never a directory, so pl.name is the file's name */
 	if (!err && linkat(pl.dirfd, pl.name, node_fd(newparent), newname, 0))
 		err = errno;
@@ -1067,14 +1202,21 @@ static void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 static void remove_name(fuse_req_t req, enum op op, fuse_ino_t parent,
 			const char *name)
 {
-	int err;
+	struct timespec born;
+	struct stat st;
+	int err, known = 0;
 
 	rpc(op);
 	attrs_fetched(parent);
 	err = fault(op, parent, name, 0, NULL);
+	/* which inode loses this name, to forget the name */
+	if (!err && op == OP_UNLINK)
+		known = !stat_born(node_fd(parent), name, &st, &born);
 	if (!err && unlinkat(node_fd(parent), name,
 			     op == OP_RMDIR ? AT_REMOVEDIR : 0))
 		err = errno;
+	if (!err && known)
+		renamed(&st, &born, parent, name, NULL, NULL, 0, NULL, 0);
 	fuse_reply_err(req, err);
 }
 
@@ -1093,25 +1235,28 @@ static void ll_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		      unsigned int flags)
 {
 	struct stat from, to;
-	int err;
+	struct timespec from_born, to_born;
+	int err, known = 0, replaced = 0;
 
 	rpc_create(OP_RENAME, newparent, newname);
 	attrs_fetched(parent);
 	err = fault(OP_RENAME, parent, name, newparent, newname);
-	/* which inodes move, to keep the places of their nodes */
-	if (!err && (fstatat(node_fd(parent), name, &from, AT_SYMLINK_NOFOLLOW) ||
-		     ((flags & RENAME_EXCHANGE) &&
-		      fstatat(node_fd(newparent), newname, &to,
-			      AT_SYMLINK_NOFOLLOW))))
-		err = errno;
+	/* which inodes move or lose a name, to keep the names of their nodes */
+	if (!err) {
+		known = !stat_born(node_fd(parent), name, &from, &from_born);
+		replaced = !stat_born(node_fd(newparent), newname, &to, &to_born);
+		/* two names of one inode: rename does nothing */
+		if (known && replaced && from.st_dev == to.st_dev &&
+		    from.st_ino == to.st_ino)
+			known = 0;
+	}
 	if (!err && renameat2(node_fd(parent), name, node_fd(newparent),
 			      newname, flags))
 		err = errno;
-	if (!err) {
-		moved(&from, newparent, newname);
-		if (flags & RENAME_EXCHANGE)
-			moved(&to, parent, name);
-	}
+	if (!err && known)
+		renamed(&from, &from_born, parent, name,
+			replaced ? &to : NULL, &to_born, newparent, newname,
+			!!(flags & RENAME_EXCHANGE));
 	fuse_reply_err(req, err);
 }
 
@@ -1133,6 +1278,7 @@ static int open_file(int fd, struct fuse_file_info *fi)
 
 static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct timespec born;
 	struct place pl;
 	struct stat st;
 	int fd, err;
@@ -1143,15 +1289,15 @@ static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	rpc(OP_OPEN);
 	err = fault(OP_OPEN, ino, NULL, 0, NULL);
-	locate(ino, &pl);
+	if (!err)
+		err = locate(ino, &pl, &st);
 	if (!err) {
 		/* truncate only once it is known to be the right file */
 		fd = openat(pl.dirfd, pl.name,
 			    (fi->flags & ~O_TRUNC) | O_NOFOLLOW);
-		if (fd < 0 || fstat(fd, &st))
+		if (fd < 0 || stat_born(fd, "", &st, &born))
 			err = errno;
-		else if (st.st_dev != node(ino)->dev ||
-			 st.st_ino != node(ino)->ino)
+		else if (!same_inode(node(ino), &st, &born))
 			err = ESTALE;
 		else if ((fi->flags & O_TRUNC) && ftruncate(fd, 0))
 			err = errno;
@@ -1409,7 +1555,8 @@ static void ll_statfs(fuse_req_t req, fuse_ino_t ino)
 		ino = FUSE_ROOT_ID;
 	rpc(OP_STATFS);
 	err = fault(OP_STATFS, ino, NULL, 0, NULL);
-	locate(ino, &pl);
+	if (locate(ino, &pl, NULL))
+		pl.dirfd = root.fd;
 	if (!err && fstatvfs(pl.dirfd, &st))
 		err = errno;
 	if (err)

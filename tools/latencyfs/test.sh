@@ -435,7 +435,7 @@ t "SIGUSR1 writes the stats file, SIGUSR2 resets the counters" \
 test_few_descriptors () {
 	# 1000 files under a limit of 64 descriptors: only directories
 	# hold one; files are reached through their parent and last name
-	(ulimit -n 64 && start nofd "delay_us=0,entry_timeout=0,attr_timeout=0") &&
+	(ulimit -n 64 && start nofd "delay_us=0,attr_timeout=0") &&
 	R=$tmp/nofd/mnt &&
 	pid=$(cat "$tmp/nofd/pid") &&
 	mkdir "$tmp/nofd/back/d" &&
@@ -457,6 +457,10 @@ test_few_descriptors () {
 	test "$(cat "$R/d/g1")" = 1 &&
 	ln "$R/f2" "$R/h2" &&
 	rm "$R/f2" &&
+	test "$(cat "$R/h2")" = 2 &&
+	# and under an older name once its newest is removed
+	ln "$R/h2" "$R/d/k2" &&
+	rm "$R/d/k2" &&
 	test "$(cat "$R/h2")" = 2 &&
 	# and an open file can still be stat()ed once removed
 	python3 -c 'import os, sys
