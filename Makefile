@@ -5,6 +5,8 @@
 #   make              deps, fetch, tree, build and install nfsgit
 #   make test         the whole upstream suite plus ours (see README.md)
 #   make test-quick   the scripts for the areas the series touches
+#   make test-mount   the suite with its trash directories on a latencyfs
+#                     mount, nfsgit and (where it fails) stock
 #   make stock        pristine upstream, built the same way, in build/stock
 #   make export       write build/git's series to patches/
 #   make latencyfs    the NFS simulator, in build/latencyfs
@@ -38,7 +40,7 @@ endef
 export CONFIG_MAK
 
 .PHONY: all deps fetch tree build install stock test test-quick test-stock \
-	export latencyfs demo bench bench-quick clean FORCE
+	test-mount export latencyfs demo bench bench-quick clean FORCE
 
 all: install
 
@@ -94,8 +96,11 @@ test-quick: build latencyfs
 	tools/run-tests --jobs $(JOBS) --list tools/quick-tests \
 		--extra tools/latencyfs/test.sh build/git
 
+test-mount: build stock latencyfs
+	tools/test-mount --jobs $(JOBS)
+
 test-stock: stock
-	tools/run-tests --jobs $(JOBS) build/stock
+	tools/run-tests --jobs $(JOBS) --local-only build/stock
 
 demo: install stock latencyfs
 	bench/demo

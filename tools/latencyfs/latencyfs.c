@@ -66,7 +66,7 @@ static struct options {
 	unsigned delay_us, rw_delay_us, threads, readdir_size;
 	double entry_timeout, attr_timeout;
 	char *stats, *pidfile;
-	int foreground, help;
+	int casefold, foreground, help;
 } opt = {
 	.delay_us = 500, .threads = 64, .readdir_size = 32768,
 	.entry_timeout = 30, .attr_timeout = 3,
@@ -85,6 +85,10 @@ static atomic_ulong counts[NR_OPS], nr_round_trips;
  * the name it was last seen under (kept up to date by lookup, link and
  * rename). If that name now holds another inode, the request fails with
  * ESTALE, as NFS fails a stale file handle.
+ *
+ * Its address is the kernel's inode number for it, plus a tag in the low
+ * bits for a name looked up under another case (casefold, see
+ * spelling_tag()): nodes are aligned so that the tags are free.
  */
 struct node {
 	int fd;			/* O_PATH descriptor of a directory, or -1 */
@@ -101,7 +105,18 @@ struct node {
 	uint64_t children;	/* names of other nodes in this directory */
 	struct name *names;	/* of a non-directory, newest first */
 	struct file *files;	/* open, to stat it once it is unlinked */
+	struct spelling *spellings;	/* tags in use (casefold) */
 	atomic_llong attr_time;	/* when NFS would have fetched attributes */
+} __attribute__((aligned(8)));
+
+#define TAG_MASK ((uintptr_t)7)
+
+/* A tag of a node: the kernel's inode for a name spelled in another case */
+struct spelling {
+	uintptr_t tag;
+	char *name;		/* the first spelling given this tag */
+	uint64_t nlookup;	/* kernel references to node | tag */
+	struct spelling *next;
 };
 
 static struct node root = { .fd = -1 }, ctl = { .fd = -1 };
@@ -214,7 +229,8 @@ static const struct {
 
 static struct node *node(fuse_ino_t ino)
 {
-	return ino == FUSE_ROOT_ID ? &root : (struct node *)(uintptr_t)ino;
+	return ino == FUSE_ROOT_ID ? &root :
+		(struct node *)((uintptr_t)ino & ~TAG_MASK);
 }
 
 static int is_ctl(fuse_ino_t ino)
@@ -689,6 +705,7 @@ static int node_cmp(const void *a, const void *b)
 /* Free nd if nothing refers to it any more; under nodes_lock */
 static void release_node(struct node *nd)
 {
+	struct spelling *sp;
 	struct name *n;
 
 	if (nd == &root || nd == &ctl || nd->nlookup || nd->children)
@@ -696,6 +713,11 @@ static void release_node(struct node *nd)
 	tdelete(nd, &nodes, node_cmp);
 	if (nd->fd >= 0)
 		close(nd->fd);
+	while ((sp = nd->spellings)) {
+		nd->spellings = sp->next;
+		free(sp->name);
+		free(sp);
+	}
 	while ((n = nd->names)) {
 		nd->names = n->next;
 		n->parent->children--;
@@ -786,27 +808,134 @@ static void renamed(const struct stat *from, const struct timespec *from_born,
 static void unref(fuse_ino_t ino, uint64_t n)
 {
 	struct node *nd = node(ino);
+	struct spelling **p, *sp;
 
 	if (nd == &root || nd == &ctl)
 		return;
 	pthread_mutex_lock(&nodes_lock);
+	/* a tag the kernel forgot is free for another spelling */
+	for (p = &nd->spellings; (sp = *p); p = &sp->next)
+		if (sp->tag == (ino & TAG_MASK)) {
+			sp->nlookup -= n < sp->nlookup ? n : sp->nlookup;
+			if (!sp->nlookup) {
+				*p = sp->next;
+				free(sp->name);
+				free(sp);
+			}
+			break;
+		}
 	nd->nlookup -= n < nd->nlookup ? n : nd->nlookup;
 	release_node(nd);
 	pthread_mutex_unlock(&nodes_lock);
 }
 
-/* Look name up in parent, taking a kernel reference on its node. */
+/*
+ * casefold: the entry of parent's backing directory that name stands for,
+ * as a case-insensitive server would find it: name itself if the exact
+ * name exists (or cannot be looked up for another reason), else the entry
+ * equal to it ignoring ASCII case (the first by strcmp() if the backing
+ * directory has several), else name. The server does this as part of the
+ * request, so it is never charged. Returns name or buf (NAME_MAX + 1).
+ */
+static const char *fold_name(fuse_ino_t parent, const char *name, char *buf)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *dp;
+	int fd;
+
+	if (!opt.casefold ||
+	    !fstatat(node_fd(parent), name, &st, AT_SYMLINK_NOFOLLOW) ||
+	    errno != ENOENT)
+		return name;
+	fd = openat(node_fd(parent), ".", O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return name;
+	if (!(dp = fdopendir(fd))) {
+		close(fd);
+		return name;
+	}
+	buf[0] = '\0';
+	while ((de = readdir(dp))) {
+		/* hidden by the control file, as in ll_lookup() */
+		if (node(parent) == &root && !strcasecmp(de->d_name, CTL_NAME))
+			continue;
+		/* no setlocale(): strcasecmp() folds ASCII only */
+		if (!strcasecmp(de->d_name, name) &&
+		    (!buf[0] || strcmp(de->d_name, buf) < 0))
+			snprintf(buf, NAME_MAX + 1, "%s", de->d_name);
+	}
+	closedir(dp);
+	return buf[0] ? buf : name;
+}
+
+/*
+ * The tag that makes the kernel's inode number of a name found under
+ * another case (A for a stored a) differ from the node's own, taking a
+ * kernel reference on it; under nodes_lock. With one inode for both, the
+ * kernel takes a rename of a to A for a rename of a file onto itself and
+ * never sends it, so the stored case could not be changed. The kernel
+ * then knows one file as several inodes (it caches attributes for each);
+ * every request on any of them reaches this node, whose reference count
+ * is the sum of all. Each spelling in use gets a tag of its own while
+ * there are tags left (7), so a rename between two of them is sent too;
+ * then spellings share tags.
+ */
+static uintptr_t spelling_tag(struct node *nd, const char *name,
+			      const char *stored)
+{
+	struct spelling *sp;
+	uintptr_t tag, used = 0;
+
+	if (name == stored || !strcmp(name, stored))
+		return 0;
+	for (sp = nd->spellings; sp; sp = sp->next) {
+		if (!strcmp(sp->name, name))
+			break;
+		used |= (uintptr_t)1 << sp->tag;
+	}
+	for (tag = 1; !sp && tag <= TAG_MASK; tag++)
+		if (!(used & (uintptr_t)1 << tag) &&
+		    (sp = calloc(1, sizeof(*sp)))) {
+			if (!(sp->name = strdup(name))) {
+				free(sp);
+				sp = NULL;
+				break;
+			}
+			sp->tag = tag;
+			sp->next = nd->spellings;
+			nd->spellings = sp;
+		}
+	/* all taken (or no memory): share one */
+	if (!sp) {
+		tag = 1 + name_hash(name) % TAG_MASK;
+		for (sp = nd->spellings; sp && sp->tag != tag; sp = sp->next)
+			;
+	}
+	if (!sp)
+		return 0;
+	sp->nlookup++;
+	return sp->tag;
+}
+
+/*
+ * Look name up in parent, taking a kernel reference on its node. With
+ * casefold, name may stand for an entry stored under another case.
+ */
 static int do_lookup(fuse_ino_t parent, const char *name,
 		     struct fuse_entry_param *e)
 {
 	struct node key = { 0 }, *nd, **slot;
+	char buf[NAME_MAX + 1];
+	const char *stored = fold_name(parent, name, buf);
+	uintptr_t tag = 0;
 	int fd = -1, err;
 
 	memset(e, 0, sizeof(*e));
-	if (stat_born(node_fd(parent), name, &e->attr, &key.born))
+	if (stat_born(node_fd(parent), stored, &e->attr, &key.born))
 		return errno;
 	if (S_ISDIR(e->attr.st_mode)) {
-		fd = openat(node_fd(parent), name,
+		fd = openat(node_fd(parent), stored,
 			    O_PATH | O_NOFOLLOW | O_DIRECTORY);
 		if (fd < 0)
 			return errno;
@@ -834,14 +963,15 @@ static int do_lookup(fuse_ino_t parent, const char *name,
 	}
 	if (nd) {
 		nd->nlookup++;
-		add_name(nd, parent, name);
+		add_name(nd, parent, stored);
+		tag = spelling_tag(nd, name, stored);
 	}
 	pthread_mutex_unlock(&nodes_lock);
 	if (fd >= 0)
 		close(fd);
 	if (!nd)
 		return ENOMEM;
-	e->ino = (uintptr_t)nd;
+	e->ino = (uintptr_t)nd | tag;
 	attrs_fetched(e->ino);
 	e->entry_timeout = opt.entry_timeout;
 	e->attr_timeout = opt.attr_timeout;
@@ -956,7 +1086,8 @@ static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct fuse_entry_param e;
 	int err;
 
-	if (parent == FUSE_ROOT_ID && !strcmp(name, CTL_NAME)) {
+	if (parent == FUSE_ROOT_ID &&
+	    !(opt.casefold ? strcasecmp : strcmp)(name, CTL_NAME)) {
 		memset(&e, 0, sizeof(e));
 		e.ino = (uintptr_t)&ctl;
 		ctl_stat(&e.attr);
@@ -1142,10 +1273,14 @@ static void make_node(fuse_req_t req, enum op op, fuse_ino_t parent,
 		      const char *link)
 {
 	struct fuse_entry_param e;
+	char buf[NAME_MAX + 1];
 	int fd = node_fd(parent), res, err;
 
 	rpc_create(op, parent, name);
 	err = fault(op, parent, name, 0, NULL);
+	/* the kernel looked the name up, but it may have been created since */
+	if (!err && fold_name(parent, name, buf) != name)
+		err = EEXIST;
 	if (!err) {
 		if (op == OP_MKDIR)
 			res = mkdirat(fd, name, mode);
@@ -1183,12 +1318,15 @@ static void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 		    const char *newname)
 {
 	struct fuse_entry_param e;
+	char buf[NAME_MAX + 1];
 	struct place pl;
 	struct stat st;
 	int err;
 
 	rpc_create(OP_LINK, newparent, newname);
 	err = fault(OP_LINK, newparent, newname, ino, NULL);
+	if (!err && fold_name(newparent, newname, buf) != newname)
+		err = EEXIST;
 	if (!err)
 		err = locate(ino, &pl, &st);
 	/* never a directory, so pl.name is the file's name */
@@ -1202,6 +1340,7 @@ static void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 static void remove_name(fuse_req_t req, enum op op, fuse_ino_t parent,
 			const char *name)
 {
+	char buf[NAME_MAX + 1];
 	struct timespec born;
 	struct stat st;
 	int err, known = 0;
@@ -1209,6 +1348,8 @@ static void remove_name(fuse_req_t req, enum op op, fuse_ino_t parent,
 	rpc(op);
 	attrs_fetched(parent);
 	err = fault(op, parent, name, 0, NULL);
+	if (!err)
+		name = fold_name(parent, name, buf);
 	/* which inode loses this name, to forget the name */
 	if (!err && op == OP_UNLINK)
 		known = !stat_born(node_fd(parent), name, &st, &born);
@@ -1234,13 +1375,28 @@ static void ll_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		      fuse_ino_t newparent, const char *newname,
 		      unsigned int flags)
 {
+	char buf[NAME_MAX + 1], newbuf[NAME_MAX + 1];
 	struct stat from, to;
 	struct timespec from_born, to_born;
+	const char *stored;
 	int err, known = 0, replaced = 0;
 
 	rpc_create(OP_RENAME, newparent, newname);
 	attrs_fetched(parent);
 	err = fault(OP_RENAME, parent, name, newparent, newname);
+	/*
+	 * casefold: a target stored under another case is replaced (it
+	 * keeps its stored case, as with ext4's casefold),
+	 * unless it is the source itself: then only the case changes.
+	 */
+	if (!err) {
+		name = fold_name(parent, name, buf);
+		stored = fold_name(newparent, newname, newbuf);
+		if (stored != newname && (node(parent) != node(newparent) ||
+					  strcmp(name, stored) ||
+					  (flags & RENAME_EXCHANGE)))
+			newname = stored;
+	}
 	/* which inodes move or lose a name, to keep the names of their nodes */
 	if (!err) {
 		known = !stat_born(node_fd(parent), name, &from, &from_born);
@@ -1318,12 +1474,22 @@ static void ll_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		      mode_t mode, struct fuse_file_info *fi)
 {
 	struct fuse_entry_param e;
+	char buf[NAME_MAX + 1];
+	const char *stored = name;
 	int err;
 
 	rpc_create(OP_CREATE, parent, name);
 	err = fault(OP_CREATE, parent, name, 0, NULL);
+	/*
+	 * casefold: a name stored under another case is the file to open,
+	 * or EEXIST for O_EXCL (the kernel looked the name up first, but
+	 * another client may have created it since)
+	 */
+	if (!err && (stored = fold_name(parent, name, buf)) != name &&
+	    (fi->flags & O_EXCL))
+		err = EEXIST;
 	if (!err)
-		err = open_file(openat(node_fd(parent), name,
+		err = open_file(openat(node_fd(parent), stored,
 				       (fi->flags | O_CREAT) & ~O_NOFOLLOW,
 				       mode), fi);
 	if (!err && (err = do_lookup(parent, name, &e))) {
@@ -1610,6 +1776,7 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("threads=%u", threads),
 	OPT("stats=%s", stats),
 	OPT("pidfile=%s", pidfile),
+	OPT("casefold", casefold),
 	OPT("-f", foreground),
 	OPT("-h", help),
 	OPT("--help", help),
@@ -1631,6 +1798,8 @@ static const char usage[] =
 "  -o threads=N          requests served at once (64)\n"
 "  -o stats=PATH         write counters here on SIGUSR1 and unmount\n"
 "  -o pidfile=PATH       write the pid here once mounted\n"
+"  -o casefold           case-insensitive, case-preserving names (ASCII);\n"
+"                        implies entry_timeout=0\n"
 "  -o fault=OP:GLOB:ERRNO[:after=N][:times=N][:prob=P][:seed=N]\n"
 "                        fail matching requests (repeatable)\n"
 "\n"
@@ -1785,6 +1954,13 @@ int main(int argc, char **argv)
 		fputs(usage, stdout);
 		return 0;
 	}
+	/*
+	 * The kernel caches names case-sensitively: a cached A would go on
+	 * naming what a held before a was removed, renamed or replaced
+	 * under another case. Negative entries are never cached anyway.
+	 */
+	if (opt.casefold)
+		opt.entry_timeout = 0;
 	umask(0);
 	raise_fd_limit();
 	if (!(backing = realpath(backing, NULL)) ||

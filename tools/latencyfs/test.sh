@@ -417,6 +417,144 @@ test_option_fault () {
 }
 t "faults given with -o fault=" test_option_fault
 
+# Case-insensitive names (casefold)
+
+F=$tmp/fold/mnt
+start fold casefold,delay_us=0,entry_timeout=0,attr_timeout=0 ||
+	echo >&2 "# cannot mount $F"
+
+# names MOUNT WORDS: the listing of MOUNT is WORDS
+names () {
+	got=$(LC_ALL=C ls "$1" | tr '\n' ' ')
+	shift
+	test "$got" = "$* " && return
+	echo >&2 "# want '$*', got '$got'"
+	return 1
+}
+
+test_fold_lookup () {
+	echo x >"$F/a" &&
+	test "$(cat "$F/A")" = x &&
+	test "$F/a" -ef "$F/A" &&
+	mkdir "$F/dir" &&
+	echo z >"$F/DIR/f" &&
+	test "$(cat "$F/Dir/F")" = z &&
+	names "$F" a dir &&
+	names "$F/dIr" f
+}
+t "casefold: a name finds an entry stored under another case" \
+	test_fold_lookup
+
+test_fold_create () {
+	echo y >"$F/A" &&
+	test "$(cat "$F/a")" = y &&
+	names "$F" a dir &&
+	mkdir "$F/d" &&
+	: >"$F/f" &&
+	mkfifo "$F/p" &&
+	sys create "$F/A" mkdir "$F/D" mkdir "$F/F" >"$tmp/out" &&
+	out EEXIST EEXIST EEXIST &&
+	! mkdir "$F/D" 2>/dev/null &&
+	! ln -s x "$F/F" 2>/dev/null &&
+	! ln "$F/a" "$F/P" 2>/dev/null &&
+	! mkfifo "$F/A" 2>/dev/null &&
+	names "$F" a d dir f p
+}
+t "casefold: creating a name that exists under another case" \
+	test_fold_create
+
+# GNU mv stats both names, finds one file and refuses by itself ("are
+# the same file", as on any case-insensitive mount): rename(2) directly
+test_fold_rename () {
+	sys rename "$F/a" "$F/A" rename "$F/d" "$F/D" >"$tmp/out" &&
+	out ok ok &&
+	names "$F" A D dir f p &&
+	test "$(cat "$F/a")" = y &&
+	names "$tmp/fold/back" A D dir f p &&
+	echo new >"$F/n" &&
+	# the replaced entry keeps its case, as on ext4 with casefold
+	sys rename "$F/n" "$F/a" rename "$F/p" "$F/F" >"$tmp/out" &&
+	out ok ok &&
+	names "$F" A D dir f &&
+	test "$(cat "$F/a")" = new &&
+	test -p "$F/F" &&
+	# between two spellings that are both not the stored one
+	sys stat "$F/dIR" rename "$F/DIR" "$F/Dir" >"$tmp/out" &&
+	out ok ok &&
+	names "$F" A D Dir f &&
+	test "$(cat "$F/dir/f")" = z
+}
+t "casefold: a rename replaces a name of another case or changes the case" \
+	test_fold_rename
+
+test_fold_remove () {
+	rm "$F/a" "$F/f" &&
+	rmdir "$F/d" &&
+	names "$F" Dir &&
+	sys stat "$F/A" stat "$F/D" >"$tmp/out" &&
+	out ENOENT ENOENT
+}
+t "casefold: unlink and rmdir under another case" test_fold_remove
+
+test_fold_stale () {
+	# no cached name, positive or negative, outlives a change under
+	# another case
+	sys stat "$F/X" >"$tmp/out" &&
+	out ENOENT &&
+	echo 1 >"$F/x" &&
+	test "$(cat "$F/X")" = 1 &&
+	echo 2 >"$F/y" &&
+	sys rename "$F/y" "$F/X" >"$tmp/out" &&
+	out ok &&
+	test "$(cat "$F/X")" = 2 &&
+	rm "$F/x" &&
+	sys stat "$F/X" stat "$F/x" >"$tmp/out" &&
+	out ENOENT ENOENT &&
+	# a backing directory may hold both: the exact name wins
+	echo 3 >"$tmp/fold/back/c" &&
+	echo 4 >"$tmp/fold/back/C" &&
+	test "$(cat "$F/c")$(cat "$F/C")" = 34 &&
+	rm "$tmp/fold/back/c" "$tmp/fold/back/C"
+}
+t "casefold: no stale names in the kernel's cache" test_fold_stale
+
+N=$tmp/nofold/mnt
+
+test_no_fold () {
+	start nofold delay_us=0,entry_timeout=0,attr_timeout=0 &&
+	echo x >"$N/a" &&
+	sys stat "$N/A" >"$tmp/out" &&
+	out ENOENT &&
+	echo y >"$N/A" &&
+	mkdir "$N/d" "$N/D" &&
+	names "$N" A D a d &&
+	test "$(cat "$N/a")$(cat "$N/A")" = xy
+}
+t "without casefold A is not a" test_no_fold
+
+test_fold_counts () {
+	# the same requests and round trips as without casefold
+	: >"$tmp/fold/back/k" &&
+	ops fold stat "$F/K" stat "$F/missing" create "$F/new" &&
+	out ok ENOENT ok &&
+	mv "$tmp/ops" "$tmp/ops.fold" &&
+	: >"$tmp/nofold/back/k" &&
+	ops nofold stat "$N/k" stat "$N/missing" create "$N/new" &&
+	out ok ENOENT ok &&
+	# (RELEASE may be counted a moment late)
+	grep -v ^release "$tmp/ops.fold" >"$tmp/ops.a" &&
+	grep -v ^release "$tmp/ops" >"$tmp/ops.b" &&
+	cmp "$tmp/ops.a" "$tmp/ops.b" &&
+	has "lookup 3" "lookup_negative 2" "create 1" &&
+	# entry_timeout=0 however it is given
+	start fold30 casefold,delay_us=0 &&
+	: >"$tmp/fold30/back/k" &&
+	ops fold30 stat "$tmp/fold30/mnt/K" stat "$tmp/fold30/mnt/k" &&
+	has "lookup 2" "lookup_negative 0"
+}
+t "casefold: one round trip per lookup; implies entry_timeout=0" \
+	test_fold_counts
+
 # Signals and unmounting
 
 test_signals () {
