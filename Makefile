@@ -97,7 +97,7 @@ test-quick: build latencyfs
 		--extra tools/latencyfs/test.sh build/git
 
 test-mount: build stock latencyfs
-	tools/test-mount --jobs $(JOBS)
+	tools/test-mount --jobs $(JOBS) --list tools/mount-tests
 
 test-stock: stock
 	tools/run-tests --jobs $(JOBS) --local-only build/stock
