@@ -7,6 +7,8 @@
 #   make test-quick   the scripts for the areas the series touches
 #   make test-mount   the suite with its trash directories on a latencyfs
 #                     mount, nfsgit and (where it fails) stock
+#   make test-faults  faults in the middle of a checkout, stock and nfsgit
+#                     side by side (tools/fault-compare)
 #   make stock        pristine upstream, built the same way, in build/stock
 #   make export       write build/git's series to patches/
 #   make latencyfs    the NFS simulator, in build/latencyfs
@@ -40,7 +42,7 @@ endef
 export CONFIG_MAK
 
 .PHONY: all deps fetch tree build install stock test test-quick test-stock \
-	test-mount export latencyfs demo bench bench-quick clean FORCE
+	test-mount test-faults export latencyfs demo bench bench-quick clean FORCE
 
 all: install
 
@@ -98,6 +100,9 @@ test-quick: build latencyfs
 
 test-mount: build stock latencyfs
 	tools/test-mount --jobs $(JOBS) --list tools/mount-tests
+
+test-faults: install stock latencyfs
+	tools/fault-compare
 
 test-stock: stock
 	tools/run-tests --jobs $(JOBS) --local-only build/stock
