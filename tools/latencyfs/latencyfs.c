@@ -100,6 +100,14 @@ struct node {
 	 * kernel forgets the node: the birth time tells them apart.
 	 */
 	struct timespec born;
+	/*
+	 * S_IFMT bits, part of the key too: where the backing filesystem
+	 * gives no birth time (FUSE, NFS), a new directory may get the
+	 * inode number of a removed file whose node the kernel still holds
+	 * (say, by a name in another case), and must not become that node,
+	 * which has no descriptor.
+	 */
+	mode_t type;
 	/* under nodes_lock: */
 	uint64_t nlookup;	/* kernel references */
 	uint64_t children;	/* names of other nodes in this directory */
@@ -695,6 +703,8 @@ static int node_cmp(const void *a, const void *b)
 		return x->dev < y->dev ? -1 : 1;
 	if (x->ino != y->ino)
 		return x->ino < y->ino ? -1 : 1;
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
 	if (x->born.tv_sec != y->born.tv_sec)
 		return x->born.tv_sec < y->born.tv_sec ? -1 : 1;
 	if (x->born.tv_nsec != y->born.tv_nsec)
@@ -773,7 +783,7 @@ static void drop_name(struct node *nd, fuse_ino_t parent, const char *name)
 static struct node *find_node(const struct stat *st, const struct timespec *born)
 {
 	struct node key = { .dev = st->st_dev, .ino = st->st_ino,
-			    .born = *born }, **slot;
+			    .type = st->st_mode & S_IFMT, .born = *born }, **slot;
 
 	slot = tfind(&key, &nodes, node_cmp);
 	return slot ? *slot : NULL;
@@ -947,6 +957,7 @@ static int do_lookup(fuse_ino_t parent, const char *name,
 	}
 	key.dev = e->attr.st_dev;
 	key.ino = e->attr.st_ino;
+	key.type = e->attr.st_mode & S_IFMT;
 	pthread_mutex_lock(&nodes_lock);
 	slot = tsearch(&key, &nodes, node_cmp);
 	nd = slot ? *slot : NULL;

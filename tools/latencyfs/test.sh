@@ -555,6 +555,26 @@ test_fold_counts () {
 t "casefold: one round trip per lookup; implies entry_timeout=0" \
 	test_fold_counts
 
+test_fold_reused_inode () {
+	# A backing without birth times (here another latencyfs mount) may
+	# give a new directory the inode number of a file just replaced,
+	# which the kernel still knows by a name in another case ("C"); the
+	# directory must get a node of its own, with its descriptor.
+	start outer delay_us=0,entry_timeout=0,attr_timeout=0 &&
+	mkdir -p "$tmp/inner/mnt" "$tmp/outer/mnt/back" &&
+	"$LATENCYFS" -o "pidfile=$tmp/inner/pid,casefold,delay_us=0" \
+		"$tmp/outer/mnt/back" "$tmp/inner/mnt" &&
+	for i in 1 2 3 4 5 6 7 8 9 10
+	do
+		r=$tmp/inner/mnt/r$i &&
+		mkdir "$r" && echo x >"$r/c" && test -f "$r/C" &&
+		echo y >"$r/c.lock" && mv "$r/c.lock" "$r/c" &&
+		mkdir "$r/o" && mkdir "$r/o/p" || return 1
+	done
+}
+t "casefold: a directory that reuses a replaced file's inode number" \
+	test_fold_reused_inode
+
 # Signals and unmounting
 
 test_signals () {
