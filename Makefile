@@ -11,6 +11,10 @@
 #                     side by side (tools/fault-compare)
 #   make stock        pristine upstream, built the same way, in build/stock
 #   make export       write build/git's series to patches/
+#   make deb          Debian's packages of the pinned release plus the
+#                     series, in build/deb (tools/make-deb)
+#   make test-deb     install them on a fresh Debian root, use them, roll
+#                     them back (tools/test-deb)
 #   make latencyfs    the NFS simulator, in build/latencyfs
 #   make bench        stock vs nfsgit on latencyfs, all scenarios (bench/run)
 #   make bench-quick  the same, CI-sized (about 10 minutes)
@@ -42,7 +46,8 @@ endef
 export CONFIG_MAK
 
 .PHONY: all deps fetch tree build install stock test test-quick test-stock \
-	test-mount test-faults export latencyfs demo bench bench-quick clean FORCE
+	test-mount test-faults export latencyfs demo bench bench-quick clean FORCE \
+	deb test-deb
 
 all: install
 
@@ -83,6 +88,14 @@ stock: deps fetch build/stock/Makefile build/stock/config.mak
 
 export:
 	@tools/export-series
+
+deb: tree
+	@tools/install-deps --deb
+	@tools/make-deb
+
+test-deb:
+	@tools/install-deps --deb
+	@tools/test-deb
 
 LATENCYFS := $(TOP)/build/latencyfs/latencyfs
 export LATENCYFS
