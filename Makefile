@@ -12,7 +12,8 @@
 #   make stock        pristine upstream, built the same way, in build/stock
 #   make export       write build/git's series to patches/
 #   make deb          Debian's packages of the pinned release plus the
-#                     series, in build/deb (tools/make-deb)
+#                     series, in build/deb (tools/make-deb; for another
+#                     Debian release than this machine's: DEB_RELEASE=trixie)
 #   make test-deb     install them on a fresh Debian root, use them, roll
 #                     them back (tools/test-deb)
 #   make latencyfs    the NFS simulator, in build/latencyfs
@@ -20,7 +21,8 @@
 #   make bench-quick  the same, CI-sized (about 10 minutes)
 #
 # Variables: prefix (install location, default build/install),
-# JOBS (parallel make and test jobs, default: number of cores).
+# JOBS (parallel make and test jobs, default: number of cores),
+# DEB_RELEASE (make deb: the Debian release to build for).
 
 include UPSTREAM
 
