@@ -9,7 +9,9 @@
 #                     mount, nfsgit and (where it fails) stock
 #   make test-faults  faults in the middle of a checkout, stock and nfsgit
 #                     side by side (tools/fault-compare)
-#   make stock        pristine upstream, built the same way, in build/stock
+#   make stock        the two peers of every comparison, built the same
+#                     way as nfsgit: pristine upstream (the base) in
+#                     build/stock, Debian stable's Git in build/stable
 #   make export       write build/git's series to patches/
 #   make deb          Debian's packages of the pinned release plus the
 #                     series, in build/deb (tools/make-deb; for another
@@ -29,8 +31,10 @@ include UPSTREAM
 TOP := $(CURDIR)
 prefix ?= $(TOP)/build/install
 stock_prefix ?= $(TOP)/build/stock-install
+stable_prefix ?= $(TOP)/build/stable-install
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 TARBALL := downloads/git-$(UPSTREAM_VERSION).tar.xz
+STABLE_TARBALL := downloads/git-$(STABLE_VERSION).tar.xz
 CCACHE := $(shell command -v ccache 2>/dev/null)
 # Let ccache share objects between checkouts at different paths (CI
 # builds in a fresh clone).
@@ -59,6 +63,8 @@ deps:
 fetch: $(TARBALL)
 $(TARBALL): UPSTREAM
 	@tools/fetch-upstream
+$(STABLE_TARBALL): UPSTREAM
+	@tools/fetch-upstream --stable
 
 tree: deps fetch
 	@tools/make-tree $(if $(FORCE),--force)
@@ -71,6 +77,7 @@ tree: deps fetch
 
 build/git/config.mak: | tree
 build/stock/config.mak: | build/stock/Makefile
+build/stable/config.mak: | build/stable/Makefile
 
 build: tree build/git/config.mak
 	$(MAKE) -C build/git -j$(JOBS) prefix=$(prefix) all
@@ -83,10 +90,23 @@ build/stock/Makefile: | $(TARBALL)
 	rm -rf build/stock && mkdir -p build/stock
 	tar -C build/stock --strip-components=1 -xJf $(TARBALL)
 
-stock: deps fetch build/stock/Makefile build/stock/config.mak
+build/stable/Makefile: | $(STABLE_TARBALL)
+	rm -rf build/stable && mkdir -p build/stable
+	tar -C build/stable --strip-components=1 -xJf $(STABLE_TARBALL)
+
+# A tree unpacked from another version's tarball is replaced (UPSTREAM
+# changed since it was unpacked).
+stock: deps fetch $(STABLE_TARBALL)
+	@test "$$(cat build/stock/version 2>/dev/null)" = $(UPSTREAM_VERSION) || rm -rf build/stock
+	@test "$$(cat build/stable/version 2>/dev/null)" = $(STABLE_VERSION) || rm -rf build/stable
+	$(MAKE) build/stock/Makefile build/stock/config.mak \
+		build/stable/Makefile build/stable/config.mak
 	$(MAKE) -C build/stock -j$(JOBS) prefix=$(stock_prefix) all
 	$(MAKE) -C build/stock -j$(JOBS) prefix=$(stock_prefix) install >/dev/null
+	$(MAKE) -C build/stable -j$(JOBS) prefix=$(stable_prefix) all
+	$(MAKE) -C build/stable -j$(JOBS) prefix=$(stable_prefix) install >/dev/null
 	@echo "installed: $(stock_prefix)/bin/git ($$($(stock_prefix)/bin/git version))"
+	@echo "installed: $(stable_prefix)/bin/git ($$($(stable_prefix)/bin/git version))"
 
 export:
 	@tools/export-series
@@ -139,4 +159,4 @@ bench-linux: install stock latencyfs
 
 clean:
 	-$(MAKE) -C build/git clean >/dev/null
-	rm -rf build/stock build/stock-install build/install
+	rm -rf build/stock build/stock-install build/stable build/stable-install build/install
