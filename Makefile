@@ -1,7 +1,7 @@
 # nfsgit: the driver. Git's own Makefile lives in build/git.
 #
 #   make demo         build everything, then clone onto a simulated NFS
-#                     mount with stock Git and nfsgit side by side
+#                     mount with both stock Gits and nfsgit side by side
 #   make              deps, fetch, tree, build and install nfsgit
 #   make test         the whole upstream suite plus ours (see README.md)
 #   make test-quick   the scripts for the areas the series touches
@@ -19,7 +19,8 @@
 #   make test-deb     install them on a fresh Debian root, use them, roll
 #                     them back (tools/test-deb)
 #   make latencyfs    the NFS simulator, in build/latencyfs
-#   make bench        stock vs nfsgit on latencyfs, all scenarios (bench/run)
+#   make bench        nfsgit vs stock 2.55.0 and 2.47.3 on latencyfs, all
+#                     scenarios (bench/run)
 #   make bench-quick  the same, CI-sized (about 10 minutes)
 #
 # Variables: prefix (install location, default build/install),

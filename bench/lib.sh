@@ -1,6 +1,8 @@
 # shellcheck shell=bash
-# bench/lib.sh: shared helpers of the side-by-side benchmarks (stock Git
-# 2.47.3 vs nfsgit) on the simulated NFS mount tools/latencyfs.
+# bench/lib.sh: shared helpers of the side-by-side benchmarks on the
+# simulated NFS mount tools/latencyfs: nfsgit against its two peers, stock
+# Git at the base of the series (build/stock-install) and Debian stable's
+# Git (build/stable-install), both from "make stock".
 #
 #   . "$(dirname "$0")/lib.sh"          from a bench/ script (bash)
 #   bash bench/lib.sh --prepare         hyperfine's --prepare step (internal)
@@ -18,10 +20,18 @@
 #                         $BENCH_OUT
 #   bench_table ...       print the markdown table of records (tables.py)
 #   bench_parse_args      the options every scenario takes (see below)
+#   $BENCH_VARIANTS       the variant ids every scenario runs, in table
+#                         order: stock stable nfsgit
+#   bench_git VARIANT     the binary of a variant id
+#   bench_label VARIANT   its label in the tables: "stock VERSION" for
+#                         the peers (from "git version"), "nfsgit"
 #
 # Scenario options (bench_parse_args):
-#   --stock GIT --nfsgit GIT   the two git binaries (defaults: build/
-#                              stock-install/bin/git, build/install/bin/git)
+#   --stock GIT                stock Git at the base of the series (default
+#                              build/stock-install/bin/git)
+#   --stable GIT               Debian stable's Git (default build/stable-
+#                              install/bin/git)
+#   --nfsgit GIT               nfsgit (default build/install/bin/git)
 #   --delay-us N               simulated round trip; repeatable (default 500)
 #   --local                    also run on the local disk where the scenario
 #                              has a local case
@@ -60,10 +70,17 @@ bench_say () {
 	echo >&2 "[$(date +%H:%M:%S)] $*"
 }
 
-# The options every scenario takes; sets STOCK, NFSGIT, DELAYS, LOCAL_DISK,
-# QUICK, REPS, BENCH_OUT. Unknown options are left in EXTRA_ARGS.
+# The variants every scenario compares, in the order of the table columns.
+# tables.py takes every variant whose label starts with "stock" for a peer
+# and gives the ratio of each peer to each other variant.
+export BENCH_VARIANTS="stock stable nfsgit"
+
+# The options every scenario takes; sets STOCK, STABLE, NFSGIT (and their
+# labels STOCK_LABEL, STABLE_LABEL), DELAYS, LOCAL_DISK, QUICK, REPS,
+# BENCH_OUT. Unknown options are left in EXTRA_ARGS.
 bench_parse_args () {
 	STOCK=$TOP/build/stock-install/bin/git
+	STABLE=$TOP/build/stable-install/bin/git
 	NFSGIT=$TOP/build/install/bin/git
 	DELAYS=
 	LOCAL_DISK=
@@ -75,6 +92,7 @@ bench_parse_args () {
 	do
 		case $1 in
 		--stock) STOCK=$2; shift ;;
+		--stable) STABLE=$2; shift ;;
 		--nfsgit) NFSGIT=$2; shift ;;
 		--delay-us) DELAYS="$DELAYS $2"; shift ;;
 		--local) LOCAL_DISK=1 ;;
@@ -93,20 +111,56 @@ bench_parse_args () {
 	then
 		if test -n "$QUICK"; then REPS=2; else REPS=5; fi
 	fi
-	for g in "$STOCK" "$NFSGIT"
+	for g in "$STOCK" "$STABLE" "$NFSGIT"
 	do
-		test -x "$g" || bench_die "no git binary at '$g'"
+		test -x "$g" || bench_die "no git binary at '$g' (make, make stock)"
 	done
 	test -x "$LATENCYFS" || bench_die "no latencyfs at '$LATENCYFS' (make -C tools/latencyfs)"
 	test -x "$SETUP_GIT" || bench_die "no setup git at '$SETUP_GIT' (make stock)"
 	command -v hyperfine >/dev/null || bench_die "hyperfine not installed"
 	STOCK=$(cd "$(dirname "$STOCK")" && pwd)/$(basename "$STOCK")
+	STABLE=$(cd "$(dirname "$STABLE")" && pwd)/$(basename "$STABLE")
 	NFSGIT=$(cd "$(dirname "$NFSGIT")" && pwd)/$(basename "$NFSGIT")
-	export STOCK NFSGIT QUICK REPS
+	STOCK_LABEL="stock $(bench_version "$STOCK")"
+	STABLE_LABEL="stock $(bench_version "$STABLE")"
+	if test "$STABLE_LABEL" = "$STOCK_LABEL"
+	then
+		STABLE_LABEL="$STABLE_LABEL (stable)"
+	fi
+	export STOCK STABLE NFSGIT STOCK_LABEL STABLE_LABEL QUICK REPS
+}
+
+# bench_version GIT: the version GIT reports ("2.55.0")
+bench_version () {
+	local v
+
+	v=$("$1" version) || bench_die "cannot run '$1 version'"
+	echo "${v#git version }"
+}
+
+# bench_git VARIANT: the binary of a variant id (stock, stable, nfsgit)
+bench_git () {
+	case $1 in
+	stock) echo "$STOCK" ;;
+	stable) echo "$STABLE" ;;
+	nfsgit) echo "$NFSGIT" ;;
+	*) bench_die "unknown variant '$1'" ;;
+	esac
+}
+
+# bench_label VARIANT: the label of a variant in the records and tables;
+# other strings (s1's nfsgit with a configuration) are their own label.
+bench_label () {
+	case $1 in
+	stock) echo "$STOCK_LABEL" ;;
+	stable) echo "$STABLE_LABEL" ;;
+	*) echo "$1" ;;
+	esac
 }
 
 # bench_repo_arg SCRIPT: REPO from "--repo medium|linux" in EXTRA_ARGS
 # (default medium)
+# shellcheck disable=SC2034 # REPO is read by the scenario
 bench_repo_arg () {
 	REPO=medium
 	case "${EXTRA_ARGS[*]:-}" in
@@ -242,7 +296,8 @@ bench_prepare () {
 
 # bench_case SCENARIO CASE FS VARIANT SETUP COMMAND [OBJECTS]
 #
-# Runs COMMAND (a sh command line) $REPS times with hyperfine. FS is
+# Runs COMMAND (a sh command line) $REPS times with hyperfine; VARIANT is
+# a variant id or label (recorded as bench_label VARIANT). FS is
 # "lfs:DELAY_US" (latencyfs over the tmpfs) or "local". Before each run
 # SETUP runs in $B with latencyfs unmounted; COMMAND finds the data in $R.
 # For lfs, B=$BACKING and R=$MNT; for local, both are $LOCAL. OBJECTS, if
@@ -253,6 +308,7 @@ bench_case () {
 	local scenario=$1 case=$2 fs=$3 variant=$4 setup=$5 cmd=$6
 	local objects=${7:-} json stats rc=0
 
+	variant=$(bench_label "$variant")
 	BENCH_SEQ=$((BENCH_SEQ + 1))
 	json=$BENCH_WORK/hf.$BENCH_SEQ.json
 	stats=$BENCH_WORK/stats.$BENCH_SEQ
@@ -296,7 +352,7 @@ bench_case () {
 # Record that a case could not run, and why; the table shows the reason.
 bench_skip () {
 	"$PYTHON" "$BENCH_DIR/tables.py" record --scenario "$1" --case "$2" \
-		--fs "$3" --variant "$4" --skip "$5" >>"$BENCH_OUT"
+		--fs "$3" --variant "$(bench_label "$4")" --skip "$5" >>"$BENCH_OUT"
 }
 
 # bench_table SCENARIO TITLE [tables.py options]: the markdown table of

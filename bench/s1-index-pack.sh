@@ -1,10 +1,12 @@
 #!/bin/bash
 # bench/s1-index-pack.sh: receive a pack with "git index-pack --stdin" into
-# a bare repository whose objects/ holds 256 x N loose objects, stock Git
-# vs nfsgit (and nfsgit with core.checkCollisions=false), on latencyfs.
+# a bare repository whose objects/ holds 256 x N loose objects, on
+# latencyfs: stock Git at the base, Debian stable's Git and nfsgit (and
+# nfsgit with core.checkCollisions=false).
 #
-#   bench/s1-index-pack.sh [--stock GIT] [--nfsgit GIT] [--delay-us N]...
-#                          [--local] [--quick] [--reps N] [--out FILE]
+#   bench/s1-index-pack.sh [--stock GIT] [--stable GIT] [--nfsgit GIT]
+#                          [--delay-us N]... [--local] [--quick] [--reps N]
+#                          [--out FILE]
 #
 # N = 0 1 10 100 250 500 750 1000 (--quick: 0 10 1000). The loose objects
 # are fake (make-data loose --fake): names that look like object names, made
@@ -30,8 +32,14 @@ NS=${S1_NS:-$NS}		# override for development: S1_NS="0 10"
 FS_LIST=$(bench_fs_list)
 
 NOCC="nfsgit checkCollisions=false"
-variants=(stock nfsgit "$NOCC")
-gits=("$STOCK" "$NFSGIT" "$NFSGIT -c core.checkCollisions=false")
+variants=() gits=()
+for v in $BENCH_VARIANTS
+do
+	variants+=("$v")
+	gits+=("$(bench_git "$v")")
+done
+variants+=("$NOCC")
+gits+=("$NFSGIT -c core.checkCollisions=false")
 knob_note=
 if ! grep -q -i checkcollisions "$NFSGIT"
 then
@@ -66,7 +74,7 @@ do
 		objects=$(cat "$BENCH_DATA/packs/$pack.count")
 		for fs in $FS_LIST
 		do
-			for i in 0 1 2
+			for i in "${!variants[@]}"
 			do
 				bench_case s1 "N=$n, $pack pack ($objects objects)" "$fs" "${variants[$i]}" \
 					'bench_rm_new_packs repo.git/objects' \
@@ -81,10 +89,11 @@ done
 bench_table s1 "### index-pack --stdin into a repository with 256 × N loose objects" --per-object
 cat <<EOF
 Wall time: median (min–max) of $REPS runs, latencyfs remounted before each
-run. Ratio: stock median / variant median (above 1: the variant is faster).
-Round trips: total delayed requests (latencyfs "round_trips"); by type
-below (median over the runs; "neg" = negative lookups, a subset of
-"lookup"). Negative lookups per object = neg / objects in the pack.
+run. Ratios: each stock Git's median / each nfsgit variant's median (above
+1: nfsgit is faster). Round trips: total delayed requests (latencyfs
+"round_trips"); by type below (median over the runs; "neg" = negative
+lookups, a subset of "lookup"). Negative lookups per object = neg / objects
+in the pack.
 
 EOF
 if test -n "$knob_note"

@@ -1,12 +1,12 @@
 #!/bin/bash
 # bench/s2-clone.sh: clone the medium repository onto latencyfs over
 # file:// with --no-local (the pack goes through index-pack, then the work
-# tree is checked out), stock Git vs nfsgit, with the default configuration
-# and with -c checkout.workers=32.
+# tree is checked out), stock Git at the base, Debian stable's Git and
+# nfsgit, with the default configuration and with -c checkout.workers=32.
 #
-#   bench/s2-clone.sh [--stock GIT] [--nfsgit GIT] [--delay-us N]...
-#                     [--local] [--quick] [--reps N] [--out FILE]
-#                     [--repo medium|linux]
+#   bench/s2-clone.sh [--stock GIT] [--stable GIT] [--nfsgit GIT]
+#                     [--delay-us N]... [--local] [--quick] [--reps N]
+#                     [--out FILE] [--repo medium|linux]
 #
 # The source is bench-data/medium.git on the local disk (made by
 # make-data); HEAD is "near" (the Git 2.47.3 tree, 4.5 k files). The clone
@@ -33,10 +33,10 @@ do
 		default*) opt= ;;
 		*) opt="-c $conf" ;;
 		esac
-		for v in stock nfsgit
+		for v in $BENCH_VARIANTS
 		do
-			if test $v = stock; then g=$STOCK; else g=$NFSGIT; fi
-			bench_case s2 "clone, $conf" "$fs" $v 'rm -rf clone' \
+			g=$(bench_git "$v")
+			bench_case s2 "clone, $conf" "$fs" "$v" 'rm -rf clone' \
 				"$g $opt clone -q --no-local '$SRC' \"\$R/clone\"" \
 				"$objects" || failed=1
 		done
@@ -46,9 +46,10 @@ done
 bench_table s2 "### clone --no-local of the $REPO repository ($objects objects, $files files checked out)"
 cat <<EOF
 Wall time: median (min–max) of $REPS runs; the clone is removed and
-latencyfs remounted before each run. Ratio: stock / nfsgit (above 1: nfsgit
-is faster). Round trips: total delayed requests (latencyfs "round_trips");
-by type below (median over the runs; "neg" = negative lookups).
+latencyfs remounted before each run. Ratios: each stock Git's median /
+nfsgit's (above 1: nfsgit is faster). Round trips: total delayed requests
+(latencyfs "round_trips"); by type below (median over the runs; "neg" =
+negative lookups).
 
 EOF
 exit $failed

@@ -1,21 +1,22 @@
 #!/bin/bash
-# bench/s3-checkout.sh: git checkout on latencyfs, stock Git vs nfsgit, with
-# the default configuration, checkout.workers=1 and checkout.workers=32:
+# bench/s3-checkout.sh: git checkout on latencyfs, stock Git at the base,
+# Debian stable's Git and nfsgit, with the default configuration,
+# checkout.workers=1 and checkout.workers=32:
 #   Checkout I    distant trees: v2.39.5 -> v2.47.3 (2.3 k files change)
 #   Checkout II   near trees: v2.47.3 -> near (40 files change)
 #   checkout -f   at near, after deleting 10, 100, 1000 files (picked with
 #                 a fixed seed), which checkout -f writes again
 #
-#   bench/s3-checkout.sh [--stock GIT] [--nfsgit GIT] [--delay-us N]...
-#                        [--local] [--quick] [--reps N] [--out FILE]
-#                        [--repo medium|linux]
+#   bench/s3-checkout.sh [--stock GIT] [--stable GIT] [--nfsgit GIT]
+#                        [--delay-us N]... [--local] [--quick] [--reps N]
+#                        [--out FILE] [--repo medium|linux]
 #
 # --repo linux: Checkout I is v6.1 -> v6.12 and Checkout II v6.12 -> near
 # in bench-data/linux.git (the checkout -f cases are left out; each work
-# tree is about 1.3 GB, and the pool holds workers x 2 x reps of them).
+# tree is about 1.3 GB, and the pool holds variants x reps of them).
 #
-# Every run starts from its own fresh work tree: before the runs of a case,
-# a pool of work trees is checked out in the backing directory (latencyfs
+# Every run starts from its own fresh work tree: before the runs of a case
+# and configuration, a pool of work trees is checked out in the backing directory (latencyfs
 # unmounted), then, a second later, their indexes are refreshed and written
 # again, so that no entry is racily clean (as in a work tree that was not
 # just written); the prepare step of each run moves the next one into
@@ -46,7 +47,7 @@ then
 else
 	WORKERS=${S3_WORKERS:-"default 1 32"}
 fi
-POOL_SIZE=$(($(echo $WORKERS | wc -w) * 2 * REPS))	# workers x variants x runs
+POOL_SIZE=$(($(echo "$BENCH_VARIANTS" | wc -w) * REPS))	# variants x runs
 
 # the files to delete, by a fixed seed, one list per count
 "$G" -C "$BENCH_DATA/$REPO.git" ls-tree -r --name-only near |
@@ -108,18 +109,18 @@ do
 			list=$BENCH_WORK/delete-$n
 			args="checkout -q -f" ;;
 		esac
-		bench_say "s3: preparing $POOL_SIZE work trees for $c on $fs"
-		prep_pool "$dir" "$start" "$list"
 		for w in $WORKERS
 		do
 			case $w in
-			default) conf= wl="default config" ;;
+			default) conf='' wl="default config" ;;
 			*) conf="-c checkout.workers=$w" wl="workers=$w" ;;
 			esac
-			for v in stock nfsgit
+			bench_say "s3: preparing $POOL_SIZE work trees for $c, $wl on $fs"
+			prep_pool "$dir" "$start" "$list"
+			for v in $BENCH_VARIANTS
 			do
-				if test $v = stock; then g=$STOCK; else g=$NFSGIT; fi
-				bench_case s3 "$label, $wl" "$fs" $v \
+				g=$(bench_git "$v")
+				bench_case s3 "$label, $wl" "$fs" "$v" \
 					'bench_pool_next pool wt' \
 					"cd \"\$R/wt\" && $g $conf $args" ||
 					failed=1
@@ -132,12 +133,13 @@ done
 bench_table s3 "### checkout ($REPO repository)"
 cat <<EOF
 Wall time: median (min–max) of $REPS runs, each on a fresh work tree,
-latencyfs remounted before each run. Ratio: stock / nfsgit (above 1: nfsgit
-is faster). Parallel checkout only starts at checkout.thresholdForParallelism
-(default 100; nfsgit's default, checkout.workers=auto, makes it 25 on a
-network filesystem) changed files, so workers=32 runs sequentially in the
-small cases. Round trips: total delayed requests (latencyfs "round_trips"); by
-type below (median over the runs; "neg" = negative lookups).
+latencyfs remounted before each run. Ratios: each stock Git's median /
+nfsgit's (above 1: nfsgit is faster). Parallel checkout only starts at
+checkout.thresholdForParallelism (default 100; nfsgit's default,
+checkout.workers=auto, makes it 25 on a network filesystem) changed files,
+so workers=32 runs sequentially in the small cases. Round trips: total
+delayed requests (latencyfs "round_trips"); by type below (median over the
+runs; "neg" = negative lookups).
 
 EOF
 exit $failed

@@ -1,13 +1,15 @@
 #!/bin/bash
 # bench/s4-update-ref.sh: git update-ref --stdin in a repository with many
-# refs, files and reftable backends, stock Git vs nfsgit:
+# refs, files and reftable backends, stock Git at the base, Debian
+# stable's Git and nfsgit:
 #   create   K new refs (one transaction) next to COUNT existing, packed
 #            refs (files: packed-refs; reftable: one compacted table)
 #   recreate (reftable) all COUNT refs again after they were all deleted in
 #            one transaction without auto-compaction: the tombstones stay
 #
-#   bench/s4-update-ref.sh [--stock GIT] [--nfsgit GIT] [--delay-us N]...
-#                          [--local] [--quick] [--reps N] [--out FILE]
+#   bench/s4-update-ref.sh [--stock GIT] [--stable GIT] [--nfsgit GIT]
+#                          [--delay-us N]... [--local] [--quick] [--reps N]
+#                          [--out FILE]
 #
 # Sizes: create: COUNT 100000, K 10000 (--quick: K 1000: stock needs about
 # 15 round trips per new loose ref, so 10 k of them take over a minute per
@@ -49,19 +51,19 @@ for fs in $(bench_fs_list)
 do
 	for b in files reftable
 	do
-		for v in stock nfsgit
+		for v in $BENCH_VARIANTS
 		do
-			if test $v = stock; then g=$STOCK; else g=$NFSGIT; fi
-			bench_case s4 "$b: create $NEW refs, $COUNT exist" "$fs" $v \
+			g=$(bench_git "$v")
+			bench_case s4 "$b: create $NEW refs, $COUNT exist" "$fs" "$v" \
 				"rm -rf repo.git && cp -a '$RD/$b-$COUNT.git' repo.git" \
 				"$g -C \"\$R/repo.git\" update-ref --stdin <'$RD/create-new-$NEW.in'" ||
 				failed=1
 		done
 	done
-	for v in stock nfsgit
+	for v in $BENCH_VARIANTS
 	do
-		if test $v = stock; then g=$STOCK; else g=$NFSGIT; fi
-		bench_case s4 "reftable: recreate $TOMB deleted refs (tombstones)" "$fs" $v \
+		g=$(bench_git "$v")
+		bench_case s4 "reftable: recreate $TOMB deleted refs (tombstones)" "$fs" "$v" \
 			"rm -rf repo.git && cp -a '$RD/reftable-$TOMB-tomb.git' repo.git" \
 			"$g -C \"\$R/repo.git\" update-ref --stdin <'$RD/create-branch-$TOMB.in'" ||
 			failed=1
@@ -71,11 +73,11 @@ done
 bench_table s4 "### update-ref --stdin with many refs"
 cat <<EOF
 Wall time: median (min–max) of $REPS runs; the repository is copied into
-place (and latencyfs remounted) before each run. Ratio: stock / nfsgit
-(above 1: nfsgit is faster). Existing refs are refs/heads/branch-NNNNNN
-(packed), new ones refs/heads/new-NNNNN, all at one commit. Round trips:
-total delayed requests (latencyfs "round_trips"); by type below (median
-over the runs; "neg" = negative lookups).
+place (and latencyfs remounted) before each run. Ratios: each stock Git's
+median / nfsgit's (above 1: nfsgit is faster). Existing refs are
+refs/heads/branch-NNNNNN (packed), new ones refs/heads/new-NNNNN, all at
+one commit. Round trips: total delayed requests (latencyfs "round_trips");
+by type below (median over the runs; "neg" = negative lookups).
 
 EOF
 exit $failed

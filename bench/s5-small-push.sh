@@ -1,12 +1,14 @@
 #!/bin/bash
 # bench/s5-small-push.sh: a small push (~400 objects) into a repository
-# with 256 x 1000 loose objects, stock Git vs nfsgit, on latencyfs:
+# with 256 x 1000 loose objects, on latencyfs: stock Git at the base,
+# Debian stable's Git and nfsgit:
 #   index-pack   git index-pack --stdin <small.pack in the repository
 #   git push     a real push over file:// (receive-pack, index-pack
 #                --fix-thin, connectivity check, ref update)
 #
-#   bench/s5-small-push.sh [--stock GIT] [--nfsgit GIT] [--delay-us N]...
-#                          [--local] [--quick] [--reps N] [--out FILE]
+#   bench/s5-small-push.sh [--stock GIT] [--stable GIT] [--nfsgit GIT]
+#                          [--delay-us N]... [--local] [--quick] [--reps N]
+#                          [--out FILE]
 #
 # The receiving repository is bench-data/push-remote.git (the medium
 # repository up to "near", packed; receive.autogc off so that no gc runs)
@@ -40,18 +42,18 @@ do
 		"$BENCH_DIR/make-data" loose --real "$LOOSE" "$dir/remote.git/objects"
 		ls "$dir/remote.git/objects/pack" >"$dir/keep-packs"
 	fi
-	for v in stock nfsgit
+	for v in $BENCH_VARIANTS
 	do
-		if test $v = stock; then g=$STOCK; else g=$NFSGIT; fi
-		bench_case s5 "index-pack --stdin, $objects objects" "$fs" $v \
+		g=$(bench_git "$v")
+		bench_case s5 "index-pack --stdin, $objects objects" "$fs" "$v" \
 			'bench_rm_new_packs remote.git/objects keep-packs' \
 			"cd \"\$R/remote.git\" && $g index-pack --stdin <'$BENCH_DATA/packs/small.pack' >/dev/null" \
 			"$objects" || failed=1
 	done
-	for v in stock nfsgit
+	for v in $BENCH_VARIANTS
 	do
-		if test $v = stock; then g=$STOCK; else g=$NFSGIT; fi
-		bench_case s5 "git push file://, $objects objects" "$fs" $v \
+		g=$(bench_git "$v")
+		bench_case s5 "git push file://, $objects objects" "$fs" "$v" \
 			'bench_rm_new_packs remote.git/objects keep-packs && rm -f remote.git/refs/heads/topic' \
 			"$g -C '$BENCH_DATA/medium.git' push -q \"file://\$R/remote.git\" refs/tags/push400:refs/heads/topic" \
 			"$objects" || failed=1
@@ -61,10 +63,10 @@ done
 bench_table s5 "### small push into a repository with 256 × 1000 loose objects" --per-object
 cat <<EOF
 Wall time: median (min–max) of $REPS runs; new packs and the pushed ref are
-removed and latencyfs remounted before each run. Ratio: stock / nfsgit
-(above 1: nfsgit is faster). Round trips: total delayed requests (latencyfs
-"round_trips"); by type below (median over the runs; "neg" = negative
-lookups). Negative lookups per object = neg / $objects.
+removed and latencyfs remounted before each run. Ratios: each stock Git's
+median / nfsgit's (above 1: nfsgit is faster). Round trips: total delayed
+requests (latencyfs "round_trips"); by type below (median over the runs;
+"neg" = negative lookups). Negative lookups per object = neg / $objects.
 
 EOF
 exit $failed

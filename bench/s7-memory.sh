@@ -1,6 +1,7 @@
 #!/bin/bash
 # bench/s7-memory.sh: peak memory (maximum resident set size, from
-# /usr/bin/time -v) of receiving a large pack, stock Git vs nfsgit:
+# /usr/bin/time -v) of receiving a large pack: stock Git at the base,
+# Debian stable's Git and nfsgit:
 #   index-pack, empty    git index-pack --stdin <many.pack in an empty
 #                        bare repository
 #   index-pack, loose    the same into a bare repository with 256 x 10
@@ -11,18 +12,18 @@
 #                        (upload-pack, pack-objects and index-pack; the
 #                        peak is that of the largest process)
 #
-#   bench/s7-memory.sh [--stock GIT] [--nfsgit GIT] [--delay-us N]...
-#                      [--local] [--quick] [--reps N] [--out FILE]
-#                      [--files N]
+#   bench/s7-memory.sh [--stock GIT] [--stable GIT] [--nfsgit GIT]
+#                      [--delay-us N]... [--local] [--quick] [--reps N]
+#                      [--out FILE] [--files N]
 #
 # The data is bench-data/many/N.git (make-data many N; N = 200000 files,
 # about 350 000 objects; --quick 50000). Each case runs --reps times
 # (default 3, --quick 1) on latencyfs at each --delay-us (default 0: the
-# mount makes both binaries take their network-filesystem paths, and the
+# mount makes the binaries take their network-filesystem paths, and the
 # delay does not change what is allocated) and, with --local, on the local
-# disk. The table gives the median peak RSS of each binary and
-# nfsgit / stock; the issue's bound is 1.10. Wall times are printed for
-# information only (one run, a shared machine).
+# disk. The table gives the median peak RSS of each binary and nfsgit's
+# over each stock Git's; issue 15's bound is 1.10 (against the base).
+# Wall times are printed for information only (one run, a shared machine).
 set -eu
 . "$(dirname "$0")/lib.sh"
 files=
@@ -115,15 +116,16 @@ do
 	esac
 	cp -a "$SRC" "$src"
 	case $fs in lfs:*) src=$MNT/src.git ;; esac
-	for v in stock nfsgit
+	for v in $BENCH_VARIANTS
 	do
-		if test $v = stock; then g=$STOCK; else g=$NFSGIT; fi
-		bench_say "s7: $v on $fs"
-		measure "index-pack, empty" "$fs" "$v" 'fresh_repo 0' \
+		g=$(bench_git "$v")
+		l=$(bench_label "$v")
+		bench_say "s7: $l on $fs"
+		measure "index-pack, empty" "$fs" "$l" 'fresh_repo 0' \
 			"cd \"\$R/repo.git\" && $g index-pack --stdin <'$PACK' >/dev/null"
-		measure "index-pack, 256 x 10 loose" "$fs" "$v" 'fresh_repo 10' \
+		measure "index-pack, 256 x 10 loose" "$fs" "$l" 'fresh_repo 10' \
 			"cd \"\$R/repo.git\" && $g index-pack --stdin <'$PACK' >/dev/null"
-		measure "clone --bare --no-local" "$fs" "$v" 'rm -rf clone.git' \
+		measure "clone --bare --no-local" "$fs" "$l" 'rm -rf clone.git' \
 			"$g clone -q --bare --no-local '$src' \"\$R/clone.git\""
 	done
 	case $fs in
@@ -132,10 +134,18 @@ do
 	esac
 done
 
-# the table: median peak RSS per case, fs and binary
-"$PYTHON" - "$records" "$objects" "$files" "$REPS" <<'EOF'
+# the table: median peak RSS per case, fs and binary; the labels of the
+# variants follow the other arguments, in column order, nfsgit last
+labels=()
+for v in $BENCH_VARIANTS
+do
+	labels+=("$(bench_label "$v")")
+done
+"$PYTHON" - "$records" "$objects" "$files" "$REPS" "${labels[@]}" <<'EOF'
 import statistics, sys
 path, objects, files, reps = sys.argv[1:5]
+variants = sys.argv[5:]
+peers, new = variants[:-1], variants[-1]
 rows = {}
 order = []
 for line in open(path):
@@ -148,13 +158,21 @@ for line in open(path):
 print("### Peak memory: %s objects (%s files, 3 commits), %s run(s) per cell"
       % (objects, files, reps))
 print()
-print("| case | fs | stock peak RSS | nfsgit peak RSS | nfsgit / stock | wall (stock / nfsgit, last run) |")
-print("| --- | --- | --- | --- | --- | --- |")
+head = ["case", "fs"]
+head += ["%s peak RSS" % v for v in variants]
+head += ["%s / %s" % (new, p) for p in peers]
+head.append("wall (%s, last run)" % " / ".join(variants))
+print("| " + " | ".join(head) + " |")
+print("|" + "|".join(" --- " for _ in head) + "|")
 for key in order:
     cell = rows[key]
     med = {v: statistics.median(k for k, _ in cell[v]) for v in cell}
-    wall = " / ".join(cell[v][-1][1] for v in ("stock", "nfsgit"))
-    print("| %s | %s | %.1f MiB | %.1f MiB | %.3f | %s |"
-          % (key[0], key[1], med["stock"] / 1024, med["nfsgit"] / 1024,
-             med["nfsgit"] / med["stock"], wall))
+    row = list(key)
+    row += ["%.1f MiB" % (med[v] / 1024) if v in med else "—"
+            for v in variants]
+    row += ["%.3f" % (med[new] / med[p]) if new in med and p in med else "—"
+            for p in peers]
+    row.append(" / ".join(cell[v][-1][1] if v in cell else "—"
+                          for v in variants))
+    print("| " + " | ".join(row) + " |")
 EOF

@@ -4,7 +4,9 @@
   tables.py record --scenario S --case C --fs FS --variant V
                    (--hyperfine JSON --stats FILE [--objects N] [--command CMD]
                     | --skip REASON)                    >> records.jsonl
-  tables.py table --scenario S [--title T] [--per-object] RECORDS.jsonl
+  tables.py table --scenario S [--title T] [--per-object] [--compact]
+                  RECORDS.jsonl
+  tables.py summary [--fs FS] RECORDS.jsonl
 
 "record" turns one hyperfine --export-json file (wall times of every run)
 and the latencyfs counters saved after every run (blocks of "name count"
@@ -13,15 +15,23 @@ file means the command failed.
 
 "table" prints two markdown tables for the records of one scenario: one
 row per (case, fs) with the median wall time and min-max of each variant,
-the ratio of the first variant's (stock's) median to each other variant's
-and the total round trips of each variant; then one row per (case, fs,
-variant) with the latencyfs request counts by type (median over the runs;
-only the types that occur). Used by bench/lib.sh (bench_case,
-bench_table).
+the ratio of each peer's median to each other variant's (above 1: that
+variant is faster) and the total round trips of each variant; then one row
+per (case, fs, variant) with the latencyfs request counts by type (median
+over the runs; only the types that occur). The peers are the variants
+whose label starts with "stock" ("stock 2.55.0", "stock 2.47.3"; in
+records made before there were two, "stock"); the others are nfsgit and
+its configurations. Used by bench/lib.sh (bench_case, bench_table).
+
+"summary" prints the summary table of a whole bench/run (BENCHMARKS.md):
+the cases listed in SUMMARY, on one file system (default: latencyfs at
+500 us if it ran, else the first latencyfs delay), with each peer's and
+nfsgit's median wall time, the ratios and the round trips.
 """
 
 import argparse
 import json
+import re
 import statistics
 import sys
 
@@ -84,7 +94,7 @@ def record(args):
     print(json.dumps(rec, sort_keys=True))
 
 
-def fmt_time(ts):
+def fmt_time(ts, spread=True):
     med, lo, hi = statistics.median(ts), min(ts), max(ts)
     if med >= 10:
         f, unit = (lambda x: "%.1f" % x), "s"
@@ -94,6 +104,8 @@ def fmt_time(ts):
         f, unit = (lambda x: "%.0f" % (x * 1000)), "ms"
     else:
         f, unit = (lambda x: "%.1f" % (x * 1000)), "ms"
+    if not spread:
+        return "%s %s" % (f(med), unit)
     return "%s %s (%s–%s)" % (f(med), unit, f(lo), f(hi))
 
 
@@ -103,24 +115,47 @@ def fs_label(fs):
     return "local disk" if fs == "local" else fs
 
 
-def cell(rec):
+def fmt_ratio(x):
+    return "%.1f" % x if x >= 10 else "%.2f" % x
+
+
+def ratio(a, b):
+    """a's median wall time / b's, or a dash"""
+    if a and b and a.get("times") and b.get("times"):
+        return fmt_ratio(statistics.median(a["times"]) /
+                         statistics.median(b["times"]))
+    return "—"
+
+
+def split_variants(variants):
+    """(peers, others): the stock Gits and the variants compared with them"""
+    peers = [v for v in variants if v.startswith("stock")] or variants[:1]
+    return peers, [v for v in variants if v not in peers]
+
+
+def read_records(path, scenario=None):
+    recs = []
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                r = json.loads(line)
+                if scenario is None or r["scenario"] == scenario:
+                    recs.append(r)
+    return recs
+
+
+def cell(rec, spread=True):
     if rec is None:
         return "not run"
     if "skip" in rec:
         return "n/a: " + rec["skip"]
     if rec.get("failed"):
         return "FAILED"
-    return fmt_time(rec["times"])
+    return fmt_time(rec["times"], spread)
 
 
 def table(args):
-    recs = []
-    with open(args.records) as f:
-        for line in f:
-            if line.strip():
-                r = json.loads(line)
-                if r["scenario"] == args.scenario:
-                    recs.append(r)
+    recs = read_records(args.records, args.scenario)
     if args.title:
         print("%s\n" % args.title)
     if not recs:
@@ -134,10 +169,10 @@ def table(args):
         if r["variant"] not in variants:
             variants.append(r["variant"])
         by.setdefault(key, {})[r["variant"]] = r
-    base = variants[0]
-    others = variants[1:]
+    peers, others = split_variants(variants)
+    pairs = [(p, v) for v in others for p in peers]
     if args.compact:
-        compact(recs, variants, base)
+        compact(recs, variants, pairs)
         return
     have_ops = any(r.get("ops") for r in recs)
     per_object = args.per_object and any(r.get("objects") for r in recs)
@@ -145,7 +180,7 @@ def table(args):
     # 1. wall times, ratios, total round trips
     head = ["case", "fs"]
     head += variants
-    head += ["%s/%s" % (base, v) for v in others]
+    head += ["%s/%s" % pair for pair in pairs]
     if per_object:
         head.append("neg lookups/object (%s)" % ", ".join(variants))
     if have_ops:
@@ -157,13 +192,8 @@ def table(args):
         row = [key[0], fs_label(key[1])]
         for v in variants:
             row.append(cell(got.get(v)))
-        for v in others:
-            a, b = got.get(base), got.get(v)
-            if a and b and a.get("times") and b.get("times"):
-                row.append("%.2f" % (statistics.median(a["times"]) /
-                                     statistics.median(b["times"])))
-            else:
-                row.append("—")
+        for p, v in pairs:
+            row.append(ratio(got.get(p), got.get(v)))
         if per_object:
             vals = []
             for v in variants:
@@ -200,26 +230,98 @@ def table(args):
     print()
 
 
-def compact(recs, variants, base):
+def compact(recs, variants, pairs):
     """One row per variant: time, round trips and requests by type."""
     cols = [(k, label) for k, label in OPS
             if any((r.get("ops") or {}).get(k) for r in recs)]
     head = ["git", "wall time", "round trips"] + [l for _, l in cols]
     print_row(head)
     print("|" + "|".join("---" for _ in head) + "|")
-    times = {}
+    got = {}
     for r in recs:
         ops = r.get("ops") or {}
-        if r.get("times"):
-            times[r["variant"]] = statistics.median(r["times"])
+        got[r["variant"]] = r
         print_row([r["variant"], cell(r), str(ops.get("round_trips", "—"))] +
                   [str(ops.get(k, 0)) for k, _ in cols])
     print()
-    for v in variants[1:]:
-        if base in times and v in times:
-            print("%s/%s wall time: %.2f (above 1: %s is faster)" %
-                  (base, v, times[base] / times[v], v))
+    for p, v in pairs:
+        x = ratio(got.get(p), got.get(v))
+        if x != "—":
+            print("- %s/%s wall time: %s (above 1: %s is faster)" %
+                  (p, v, x, v))
     print()
+
+
+# The rows of the summary: (scenario, pattern of the case, label); the
+# label is formatted with the groups of the pattern. A case that did not
+# run (--only, --quick sizes) leaves its row out.
+SUMMARY = [
+    ("s2", r"^clone, (default config|checkout\.workers=32)$",
+     "clone --no-local, {0}"),
+    ("s3", r"^(Checkout I: .*), (default config|workers=32)$", "{0}, {1}"),
+    ("s3", r"^(Checkout II: .*), (default config)$", "{0}, {1}"),
+    ("s3", r"^checkout -f, (1000) files deleted, (default config)$",
+     "checkout -f after deleting {0} files, {1}"),
+    ("s1", r"^N=0, medium pack \((\d+) objects\)$",
+     "index-pack, {0} objects into an empty repository"),
+    ("s1", r"^N=1000, small pack \((\d+) objects\)$",
+     "index-pack, {0} objects into 256 × 1000 loose objects"),
+    ("s5", r"^(git push file://), (\d+) objects$",
+     "small push ({0}, {1} objects) into 256 × 1000 loose objects"),
+    ("s4", r"^(files|reftable): (.*)$", "update-ref: {0}, {1}"),
+]
+
+
+def summary(args):
+    recs = read_records(args.records)
+    fss = [r["fs"] for r in recs if r["fs"].startswith("lfs:")]
+    fs = args.fs or ("lfs:500" if "lfs:500" in fss else
+                     (fss[0] if fss else "local"))
+    variants = []
+    for r in recs:
+        if r["variant"] not in variants:
+            variants.append(r["variant"])
+    peers, others = split_variants(variants)
+    new = "nfsgit" if "nfsgit" in others else (others or ["?"])[0]
+    short = {p: p[len("stock "):] if p.startswith("stock ") else p
+             for p in peers}
+    by, order = {}, []
+    for r in recs:
+        if r["fs"] != fs:
+            continue
+        key = (r["scenario"], r["case"])
+        if key not in by:
+            order.append(key)
+        by.setdefault(key, {})[r["variant"]] = r
+    rows = []
+    for scenario, pattern, label in SUMMARY:
+        for key in order:
+            m = re.match(pattern, key[1])
+            if key[0] != scenario or not m:
+                continue
+            got = by[key]
+            row = [label.format(*m.groups())]
+            row += [cell(got.get(v), False) for v in peers + [new]]
+            row += [ratio(got.get(p), got.get(new)) for p in peers]
+            row.append(" / ".join(
+                str((got.get(v) or {}).get("ops", {}).get("round_trips", "—"))
+                for v in peers + [new]))
+            rows.append(row)
+    if not rows:
+        return
+    print("Summary (%s):\n" % fs_label(fs))
+    head = ["scenario"] + peers + [new]
+    head += ["×%s" % short[p] for p in peers]
+    head.append("round trips %s" % " / ".join([short[p] for p in peers] +
+                                               [new]))
+    print_row(head)
+    print("|" + "|".join("---" for _ in head) + "|")
+    for row in rows:
+        print_row(row)
+    print()
+    print("Wall time: median of the runs; ×VERSION: that stock Git's median / "
+          "%s's (above 1: %s is faster); round trips: latencyfs "
+          "\"round_trips\" (median over the runs).\n" % (new, new))
 
 
 def print_row(cells):
@@ -245,9 +347,14 @@ def main():
     t.add_argument("--per-object", action="store_true")
     t.add_argument("--compact", action="store_true")
     t.add_argument("records")
+    m = sub.add_parser("summary")
+    m.add_argument("--fs")
+    m.add_argument("records")
     args = p.parse_args()
     if args.cmd == "record":
         record(args)
+    elif args.cmd == "summary":
+        summary(args)
     else:
         table(args)
 
