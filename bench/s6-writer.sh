@@ -71,6 +71,8 @@ checkout_part () {
 	EOF
 }
 
+echo "### The checkout part of nfsgit's clone against a bare writer ($REPO repository)"
+echo
 echo "| case | round trip | $files files: median (min–max) | round trips |"
 echo "|---|---|---|---|"
 for delay in $DELAYS
