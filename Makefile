@@ -21,7 +21,8 @@
 #   make latencyfs    the NFS simulator, in build/latencyfs
 #   make bench        nfsgit vs stock 2.55.0 and 2.47.3 on latencyfs, all
 #                     scenarios (bench/run)
-#   make bench-quick  the same, CI-sized (about 10 minutes)
+#   make bench-quick  the same, CI-sized (about 8 minutes; the full run
+#                     about 40)
 #
 # Variables: prefix (install location, default build/install),
 # JOBS (parallel make and test jobs, default: number of cores),
