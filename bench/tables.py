@@ -40,7 +40,8 @@ import sys
 OPS = [
     ("lookup", "lookup"), ("lookup_negative", "neg"), ("getattr", "getattr"),
     ("setattr", "setattr"), ("access", "access"), ("opendir", "opendir"),
-    ("readdir", "readdir"), ("mkdir", "mkdir"), ("rmdir", "rmdir"),
+    ("readdir", "readdir"), ("readdirplus", "rdplus"), ("mkdir", "mkdir"),
+    ("rmdir", "rmdir"),
     ("create", "create"), ("mknod", "mknod"), ("symlink", "symlink"),
     ("link", "link"), ("unlink", "unlink"), ("rename", "rename"),
     ("open", "open"), ("flush", "flush"), ("fsync", "fsync"),

@@ -42,10 +42,10 @@
 
 enum op {
 	OP_LOOKUP, OP_LOOKUP_NEGATIVE, OP_GETATTR, OP_SETATTR, OP_ACCESS,
-	OP_READLINK, OP_OPENDIR, OP_READDIR, OP_RELEASEDIR, OP_FSYNCDIR,
-	OP_MKDIR, OP_RMDIR, OP_MKNOD, OP_SYMLINK, OP_LINK, OP_UNLINK,
-	OP_RENAME, OP_CREATE, OP_OPEN, OP_READ, OP_WRITE, OP_FLUSH, OP_FSYNC,
-	OP_RELEASE, OP_STATFS, OP_FAULTS, NR_OPS
+	OP_READLINK, OP_OPENDIR, OP_READDIR, OP_READDIRPLUS, OP_RELEASEDIR,
+	OP_FSYNCDIR, OP_MKDIR, OP_RMDIR, OP_MKNOD, OP_SYMLINK, OP_LINK,
+	OP_UNLINK, OP_RENAME, OP_CREATE, OP_OPEN, OP_READ, OP_WRITE, OP_FLUSH,
+	OP_FSYNC, OP_RELEASE, OP_STATFS, OP_FAULTS, NR_OPS
 };
 
 static const char *const op_names[NR_OPS] = {
@@ -53,6 +53,7 @@ static const char *const op_names[NR_OPS] = {
 	[OP_GETATTR] = "getattr", [OP_SETATTR] = "setattr",
 	[OP_ACCESS] = "access", [OP_READLINK] = "readlink",
 	[OP_OPENDIR] = "opendir", [OP_READDIR] = "readdir",
+	[OP_READDIRPLUS] = "readdirplus",
 	[OP_RELEASEDIR] = "releasedir", [OP_FSYNCDIR] = "fsyncdir",
 	[OP_MKDIR] = "mkdir", [OP_RMDIR] = "rmdir", [OP_MKNOD] = "mknod",
 	[OP_SYMLINK] = "symlink", [OP_LINK] = "link", [OP_UNLINK] = "unlink",
@@ -66,7 +67,7 @@ static struct options {
 	unsigned delay_us, rw_delay_us, threads, readdir_size;
 	double entry_timeout, attr_timeout;
 	char *stats, *pidfile;
-	int casefold, foreground, help;
+	int casefold, nordirplus, foreground, help;
 } opt = {
 	.delay_us = 500, .threads = 64, .readdir_size = 32768,
 	.entry_timeout = 30, .attr_timeout = 3,
@@ -677,7 +678,10 @@ static int fault(enum op op, fuse_ino_t ino, const char *name,
 		rel_path(path2, sizeof(path2), ino2, name2);
 	pthread_mutex_lock(&rules_lock);
 	for (r = rules; r && !err; r = r->next) {
-		if (fnmatch(r->op, op_names[op], 0) ||
+		/* a listing is a listing: readdir rules fail READDIRPLUS too */
+		if ((fnmatch(r->op, op_names[op], 0) &&
+		     (op != OP_READDIRPLUS ||
+		      fnmatch(r->op, op_names[OP_READDIR], 0))) ||
 		    (fnmatch(r->glob, path, 0) &&
 		     (!ino2 || fnmatch(r->glob, path2, 0))))
 			continue;
@@ -1009,6 +1013,19 @@ static void ctl_stat(struct stat *st)
 	st->st_gid = getgid();
 }
 
+/* The control file's entry if name in parent is its name, else 0 */
+static int ctl_entry(fuse_ino_t parent, const char *name,
+		     struct fuse_entry_param *e)
+{
+	if (parent != FUSE_ROOT_ID ||
+	    (opt.casefold ? strcasecmp : strcmp)(name, CTL_NAME))
+		return 0;
+	memset(e, 0, sizeof(*e));
+	e->ino = (uintptr_t)&ctl;
+	ctl_stat(&e->attr);
+	return 1;
+}
+
 static void ctl_open(fuse_req_t req, struct fuse_file_info *fi)
 {
 	struct snapshot *s = NULL;
@@ -1084,6 +1101,16 @@ static void ll_init(void *userdata UNUSED, struct fuse_conn_info *conn)
 		fprintf(stderr, "latencyfs: kernel without parallel dirops\n");
 	fuse_set_feature_flag(conn, FUSE_CAP_CACHE_SYMLINKS);
 	/*
+	 * NFS lists directories with READDIRPLUS, which fills the name and
+	 * attribute caches: on every listing, not only where the kernel
+	 * guesses that the entries will be stat()ed (READDIRPLUS_AUTO).
+	 */
+	if (opt.nordirplus)
+		fuse_unset_feature_flag(conn, FUSE_CAP_READDIRPLUS);
+	else if (!fuse_set_feature_flag(conn, FUSE_CAP_READDIRPLUS))
+		fprintf(stderr, "latencyfs: kernel without readdirplus\n");
+	fuse_unset_feature_flag(conn, FUSE_CAP_READDIRPLUS_AUTO);
+	/*
 	 * RELEASE is a background request, 12 at a time by default: a
 	 * writer faster than that leaves thousands of closed files open
 	 * here, and creates then fail with EMFILE.
@@ -1097,11 +1124,7 @@ static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct fuse_entry_param e;
 	int err;
 
-	if (parent == FUSE_ROOT_ID &&
-	    !(opt.casefold ? strcasecmp : strcmp)(name, CTL_NAME)) {
-		memset(&e, 0, sizeof(e));
-		e.ino = (uintptr_t)&ctl;
-		ctl_stat(&e.attr);
+	if (ctl_entry(parent, name, &e)) {
 		fuse_reply_entry(req, &e);
 		return;
 	}
@@ -1652,17 +1675,51 @@ static unsigned readdir_round_trips(uint64_t start, size_t n)
 	return (start + n + c - 1) / c - (start + c - 1) / c;
 }
 
-static void ll_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
-		       off_t off, struct fuse_file_info *fi)
+/* Add an entry to buf if it fits in len; returns its size either way */
+static size_t add_entry(fuse_req_t req, int plus, char *buf, size_t len,
+			const char *name, const struct fuse_entry_param *e,
+			off_t off)
+{
+	return plus ? fuse_add_direntry_plus(req, buf, len, name, e, off) :
+		fuse_add_direntry(req, buf, len, name, &e->attr, off);
+}
+
+/*
+ * A READDIRPLUS entry: what a LOOKUP of the name would return, with the
+ * reference to the node that the kernel takes for it (and gives back
+ * with FORGET), but neither counted nor charged as a LOOKUP: NFS gets
+ * attributes and file handles with the names. "." and ".." take no
+ * reference; a name removed since it was read keeps e as it is (its
+ * inode number and type: the kernel then only lists it).
+ */
+static void plus_entry(fuse_ino_t parent, const char *name,
+		       struct fuse_entry_param *e)
+{
+	struct fuse_entry_param found;
+
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return;
+	if (ctl_entry(parent, name, &found) || !do_lookup(parent, name, &found))
+		*e = found;
+}
+
+/*
+ * READDIR, or READDIRPLUS with plus. Its entries carry a LOOKUP reply
+ * each and are charged by their size too: an NFS READDIRPLUS reply, with
+ * attributes and a file handle in each entry, holds fewer than a READDIR.
+ */
+static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
+		       off_t off, struct fuse_file_info *fi, int plus)
 {
 	struct dir *d = (struct dir *)(uintptr_t)fi->fh;
+	enum op op = plus ? OP_READDIRPLUS : OP_READDIR;
 	char *buf = malloc(size);
+	struct fuse_entry_param e;
 	size_t pos = 0, n;
-	struct stat st;
 	int err;
 
-	count(OP_READDIR);
-	err = buf ? fault(OP_READDIR, ino, NULL, 0, NULL) : ENOMEM;
+	count(op);
+	err = buf ? fault(op, ino, NULL, 0, NULL) : ENOMEM;
 	if (!err && off != d->offset) {
 		seekdir(d->dp, off);
 		d->offset = off;
@@ -1677,13 +1734,18 @@ static void ll_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 				break;
 			}
 		}
-		memset(&st, 0, sizeof(st));
-		st.st_ino = d->next->d_ino;
-		st.st_mode = d->next->d_type << 12;
-		n = fuse_add_direntry(req, buf + pos, size - pos,
-				      d->next->d_name, &st, d->next->d_off);
+		memset(&e, 0, sizeof(e));
+		e.attr.st_ino = d->next->d_ino;
+		e.attr.st_mode = d->next->d_type << 12;
+		/* sized first: an entry that does not fit takes no reference */
+		n = add_entry(req, plus, NULL, 0, d->next->d_name, &e,
+			      d->next->d_off);
 		if (n > size - pos)
 			break;
+		if (plus)
+			plus_entry(ino, d->next->d_name, &e);
+		add_entry(req, plus, buf + pos, n, d->next->d_name, &e,
+			  d->next->d_off);
 		pos += n;
 		d->offset = d->next->d_off;
 		d->next = NULL;
@@ -1697,6 +1759,18 @@ static void ll_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 	else
 		fuse_reply_buf(req, buf, pos);
 	free(buf);
+}
+
+static void ll_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
+		       off_t off, struct fuse_file_info *fi)
+{
+	do_readdir(req, ino, size, off, fi, 0);
+}
+
+static void ll_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
+			   off_t off, struct fuse_file_info *fi)
+{
+	do_readdir(req, ino, size, off, fi, 1);
 }
 
 static void ll_releasedir(fuse_req_t req, fuse_ino_t ino UNUSED,
@@ -1767,6 +1841,7 @@ static const struct fuse_lowlevel_ops ops = {
 	.fsync = ll_fsync,
 	.opendir = ll_opendir,
 	.readdir = ll_readdir,
+	.readdirplus = ll_readdirplus,
 	.releasedir = ll_releasedir,
 	.fsyncdir = ll_fsyncdir,
 	.statfs = ll_statfs,
@@ -1788,6 +1863,7 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("stats=%s", stats),
 	OPT("pidfile=%s", pidfile),
 	OPT("casefold", casefold),
+	OPT("nordirplus", nordirplus),
 	OPT("-f", foreground),
 	OPT("-h", help),
 	OPT("--help", help),
@@ -1805,7 +1881,8 @@ static const char usage[] =
 "  -o rw_delay_us=N      delay of each read and write (0)\n"
 "  -o entry_timeout=S    seconds a found name stays cached (30)\n"
 "  -o attr_timeout=S     seconds attributes stay cached (3)\n"
-"  -o readdir_size=N     bytes of entries per READDIR round trip (32768)\n"
+"  -o readdir_size=N     bytes of entries per listing round trip (32768)\n"
+"  -o nordirplus         list with READDIR: no attributes with the names\n"
 "  -o threads=N          requests served at once (64)\n"
 "  -o stats=PATH         write counters here on SIGUSR1 and unmount\n"
 "  -o pidfile=PATH       write the pid here once mounted\n"

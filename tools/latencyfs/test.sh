@@ -289,19 +289,39 @@ test_rename () {
 }
 t "a rename onto an existing name is one round trip" test_rename
 
-test_listing () {
-	mkdir "$tmp/count/back/big" &&
+# bigdir DIR: 2000 files with names of 40 bytes
+bigdir () {
+	mkdir "$1" &&
 	for i in $(seq 1000 2999)
 	do
-		: >"$tmp/count/back/big/f$i-0123456789012345678901234567890123"
-	done &&
-	sys stat "$C/big" >/dev/null &&
-	ops count list "$C/big" &&
+		: >"$1/f$i-0123456789012345678901234567890123" || return 1
+	done
+}
+
+# entry_bytes SIZE DIR: the bytes of FUSE directory entries in a listing
+# of DIR (with . and ..): SIZE and the name padded to 8 each
+entry_bytes () {
+	{ echo .; echo ..; ls -A "$2"; } |
+	LC_ALL=C awk -v size="$1" '
+		{ n += size + int((length($0) + 7) / 8) * 8 }
+		END { print n }'
+}
+
+# plain READDIR (as before READDIRPLUS, which is tested below)
+P=$tmp/plain/mnt
+start plain delay_us=1000,nordirplus || echo >&2 "# cannot mount $P"
+
+test_listing () {
+	bigdir "$tmp/plain/back/big" &&
+	sys stat "$P/big" >/dev/null &&
+	ops plain list "$P/big" &&
 	# FUSE dirents are 24 bytes and the name padded to 8: 64 for ours,
 	# 32 for . and ..; 128064 bytes are 4 NFS READDIRs of 32 KiB
-	has "round_trips 5" "opendir 1" "readdir 5"
+	test "$(entry_bytes 24 "$tmp/plain/back/big")" = 128064 &&
+	has "round_trips 5" "opendir 1" "readdir 5" "readdirplus 0"
 }
-t "a listing: opendir, one round trip per 32 KiB, the EOF free" test_listing
+t "nordirplus: a listing is opendir, one round trip per 32 KiB, the EOF free" \
+	test_listing
 
 test_ops_status () {
 	"$OPS" "$C" false 2>/dev/null
@@ -402,6 +422,127 @@ test_prob () {
 	grep -q ok "$tmp/prob1" && grep -q EIO "$tmp/prob1"
 }
 t "prob=P with a seed fails a fixed subset" test_prob
+
+# READDIRPLUS (the default)
+
+test_listing_plus () {
+	bigdir "$tmp/count/back/big" &&
+	sys stat "$C/big" >/dev/null &&
+	ops count list "$C/big" &&
+	# a direntplus is a struct fuse_entry_out (128 bytes) before a dirent
+	# (24) and the name padded to 8: 384384 bytes, 12 round trips
+	bytes=$(entry_bytes 152 "$tmp/count/back/big") &&
+	has "round_trips $((1 + (bytes + 32767) / 32768))" "opendir 1" \
+		"readdir 0" "lookup 0" "getattr 0" &&
+	at_least "$(awk '$1 == "readdirplus" { print $2 }' "$tmp/ops")" 12
+}
+t "readdirplus: a listing is opendir, one round trip per 32 KiB of direntplus" \
+	test_listing_plus
+
+# list_then_stat NAME: list a directory of 200 files on mount NAME, then
+# stat each; the counters of the listing in $tmp/ops.list, of the stats
+# in $tmp/ops
+list_then_stat () {
+	dir=$tmp/$1/mnt/two
+	mkdir "$tmp/$1/back/two" &&
+	for i in $(seq 1000 1199)
+	do
+		: >"$tmp/$1/back/two/f$i" || return 1
+	done &&
+	sys stat "$dir" >/dev/null &&
+	ops "$1" list "$dir" &&
+	mv "$tmp/ops" "$tmp/ops.list" &&
+	set -- "$1" &&
+	for i in $(seq 1000 1199)
+	do
+		set -- "$@" stat "$dir/f$i"
+	done &&
+	ops "$@"
+}
+
+test_plus_stat () {
+	list_then_stat count &&
+	has "round_trips 0" "lookup 0" "getattr 0" &&
+	bytes=$(entry_bytes 152 "$tmp/count/back/two") &&
+	mv "$tmp/ops.list" "$tmp/ops" &&
+	has "round_trips $((1 + (bytes + 32767) / 32768))" "lookup 0"
+}
+t "readdirplus: a stat of each listed name costs nothing" test_plus_stat
+
+test_plain_stat () {
+	list_then_stat plain &&
+	has "round_trips 200" "lookup 200" &&
+	mv "$tmp/ops.list" "$tmp/ops" &&
+	has "round_trips 2" "readdirplus 0" "lookup 0"
+}
+t "nordirplus: a stat of each listed name is a LOOKUP" test_plain_stat
+
+test_ls_l () {
+	# names the kernel has not looked up yet
+	mkdir "$tmp/count/back/three" "$tmp/plain/back/three" &&
+	for i in $(seq 100)
+	do
+		: >"$tmp/count/back/three/f$i" &&
+		: >"$tmp/plain/back/three/f$i" || return 1
+	done &&
+	"$OPS" -a -o "$tmp/ops" "$C" ls -l "$C/three" >/dev/null &&
+	has "lookup 1" &&
+	"$OPS" -a -o "$tmp/ops" "$P" ls -l "$P/three" >/dev/null &&
+	has "lookup 101"
+}
+t "ls -l: no LOOKUP per entry with readdirplus, one each without" test_ls_l
+
+test_plus_fault () {
+	ctl clear-faults "fault readdir:two:EIO" &&
+	ops count list "$C/two" &&
+	out EIO &&
+	has "faults 1" "readdir 0" "readdirplus 1" &&
+	ctl clear-faults "fault readdirplus:two:ENOSPC" &&
+	sys list "$C/two" >"$tmp/out" &&
+	out ENOSPC &&
+	ctl clear-faults &&
+	sys list "$C/two" >"$tmp/out" &&
+	out ok
+}
+t "a fault for readdir fails a READDIRPLUS listing" test_plus_fault
+
+# fd_count PID N: the daemon PID has N descriptors open
+fd_count () {
+	test "$(ls "/proc/$1/fd" | wc -l)" = "$2"
+}
+
+test_plus_nodes () {
+	start nodes delay_us=0 &&
+	M=$tmp/nodes/mnt &&
+	pid=$(cat "$tmp/nodes/pid") &&
+	fds=$(ls "/proc/$pid/fd" | wc -l) &&
+	mkdir "$tmp/nodes/back/d" &&
+	for i in $(seq 1000 1299)
+	do
+		mkdir "$tmp/nodes/back/d/dir$i-0123456789" || return 1
+	done &&
+	# every directory listed becomes a node (with a descriptor), as
+	# with a LOOKUP; more than one READDIRPLUS, so some entries did not
+	# fit in the first
+	ops nodes list "$M/d" &&
+	at_least "$(awk '$1 == "readdirplus" { print $2 }' "$tmp/ops")" 3 &&
+	wait_for fd_count "$pid" $((fds + 301)) &&
+	if test -w /proc/sys/vm/drop_caches
+	then
+		# the kernel forgets them all: no reference left behind
+		# (this drops the unused names and inodes of every mount)
+		echo 2 >/proc/sys/vm/drop_caches &&
+		wait_for fd_count "$pid" "$fds"
+	else
+		echo >&2 "# cannot drop caches: not checking FORGET"
+	fi &&
+	# a .latencyfs in the backing root stays hidden by the control file
+	: >"$tmp/nodes/back/.latencyfs" &&
+	ls -l "$M" >/dev/null &&
+	grep -q "^readdirplus " "$M/.latencyfs"
+}
+t "readdirplus: listed entries are nodes until forgotten; the control file" \
+	test_plus_nodes
 
 test_bad_command () {
 	! printf 'fault create:*:EWHAT\n' >"$C/.latencyfs" 2>/dev/null &&
@@ -574,6 +715,23 @@ test_fold_reused_inode () {
 }
 t "casefold: a directory that reuses a replaced file's inode number" \
 	test_fold_reused_inode
+
+test_fold_plus () {
+	mkdir "$F/plus" &&
+	echo 1 >"$F/plus/One" &&
+	echo 2 >"$F/plus/two" &&
+	"$OPS" -a -o "$tmp/ops" "$F" ls -l "$F/PLUS" >/dev/null &&
+	has "readdir 0" &&
+	at_least "$(awk '$1 == "readdirplus" { print $2 }' "$tmp/ops")" 1 &&
+	test "$(cat "$F/plus/One")$(cat "$F/Plus/ONE")$(cat "$F/plus/TWO")" = 112 &&
+	test "$F/plus/one" -ef "$F/pLus/One" &&
+	# a listed name's case can still be changed by a rename
+	sys rename "$F/plus/One" "$F/plus/ONE" >"$tmp/out" &&
+	out ok &&
+	names "$F/plus" ONE two &&
+	names "$tmp/fold/back/plus" ONE two
+}
+t "casefold: a READDIRPLUS listing, then names in other cases" test_fold_plus
 
 # Signals and unmounting
 
