@@ -55,7 +55,7 @@ export CONFIG_MAK
 
 .PHONY: all deps fetch tree build install stock test test-quick test-stock \
 	test-mount test-faults export latencyfs demo bench bench-quick clean FORCE \
-	deb test-deb
+	deb test-deb gix
 
 all: install
 
@@ -113,6 +113,16 @@ stock: deps fetch $(STABLE_TARBALL)
 export:
 	@tools/export-series
 
+# gitoxide's gix, the fastest other Git a user can pick, for the bench
+# scenarios that compare with it (status, clone): the pinned release from
+# crates.io, built once with cargo (rustup's, about 15 minutes on 2 cores)
+GITOXIDE_VERSION = 0.61.0
+CARGO = $(shell command -v cargo || echo $(HOME)/.cargo/bin/cargo)
+gix: build/gix/bin/gix
+build/gix/bin/gix:
+	$(CARGO) install gitoxide --locked --version $(GITOXIDE_VERSION) \
+		--no-default-features --features max-pure --root $(TOP)/build/gix
+
 deb: tree
 	@tools/install-deps --deb
 	@tools/make-deb
@@ -147,7 +157,7 @@ test-stock: stock
 demo: install stock latencyfs
 	bench/demo
 
-bench: install stock latencyfs
+bench: install stock latencyfs gix
 	bench/run
 
 bench-quick: install stock latencyfs

@@ -158,6 +158,23 @@ bench_label () {
 	esac
 }
 
+# bench_gix: gitoxide's gix (GIX, default build/gix/bin/gix from "make
+# gix"), or nothing if it is not installed: the scenarios where it has the
+# command (clone, status) then record why it did not run.
+bench_gix () {
+	local gix=${GIX:-$TOP/build/gix/bin/gix}
+
+	if test -x "$gix"
+	then
+		echo "$gix"
+	fi
+}
+
+# bench_gix_label GIX: its label in the tables ("gitoxide 0.61.0")
+bench_gix_label () {
+	echo "gitoxide $("$1" --version | sed -n 's/^gix //p')"
+}
+
 # bench_repo_arg SCRIPT: REPO from "--repo medium|linux" in EXTRA_ARGS
 # (default medium)
 # shellcheck disable=SC2034 # REPO is read by the scenario

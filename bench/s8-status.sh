@@ -1,0 +1,100 @@
+#!/bin/bash
+# bench/s8-status.sh: git status on latencyfs, cold caches: stock Git at
+# the base, Debian stable's Git, nfsgit, and gitoxide's "gix status" where
+# it is installed (bench_gix, see lib.sh):
+#   clean         the work tree of Git 2.47.3 (4539 files, 225
+#                 directories) as checked out, index refreshed
+#   100 changed   the same with 100 files changed (a line appended;
+#                 picked with a fixed seed) and 20 new untracked files
+#
+#   bench/s8-status.sh [--stock GIT] [--stable GIT] [--nfsgit GIT]
+#                      [--delay-us N]... [--local] [--quick] [--reps N]
+#                      [--out FILE]
+#
+# The work tree is made once in the backing directory (latencyfs
+# unmounted): cloned from bench-data/medium.git, checked out at v2.47.3,
+# then, a second later, its index refreshed, so that no entry is racily
+# clean. status writes nothing that changes what the next run finds, so
+# every run uses the same tree; latencyfs is remounted before each run.
+# --quick leaves out the 100-file case.
+set -eu
+. "$(dirname "$0")/lib.sh"
+bench_parse_args "$@"
+"$BENCH_DIR/make-data" medium
+bench_init
+
+G=$SETUP_GIT
+CASES="clean changed"
+test -z "$QUICK" || CASES="clean"
+GIX=$(bench_gix)
+
+# prep DIR CASE: the work tree DIR/wt for CASE
+prep () {
+	local dir=$1 case=$2
+
+	rm -rf "$dir/wt"
+	"$G" clone -q --no-checkout "$BENCH_DATA/medium.git" "$dir/wt"
+	"$G" -C "$dir/wt" checkout -q --detach v2.47.3
+	if test "$case" = changed
+	then
+		(cd "$dir/wt" && "$G" ls-files |
+		"$PYTHON" -c '
+import random, sys
+paths = sorted(l.rstrip("\n") for l in sys.stdin)
+for p in random.Random(42).sample(paths, 100):
+    with open(p, "a") as f:
+        f.write("changed\n")
+for i in range(20):
+    with open("untracked-%d.txt" % i, "w") as f:
+        f.write("new\n")
+') || bench_die "cannot change files"
+	fi
+	sleep 1
+	"$G" -C "$dir/wt" update-index -q --refresh || :
+}
+
+failed=0
+for fs in $(bench_fs_list)
+do
+	case $fs in
+	local) dir=$LOCAL ;;
+	*) dir=$BACKING ;;
+	esac
+	for c in $CASES
+	do
+		case $c in
+		clean) label="status, clean work tree" ;;
+		changed) label="status, 100 files changed, 20 untracked" ;;
+		esac
+		bench_say "s8: preparing the work tree for $c on $fs"
+		prep "$dir" "$c"
+		for v in $BENCH_VARIANTS
+		do
+			g=$(bench_git "$v")
+			bench_case s8 "$label" "$fs" "$v" : \
+				"cd \"\$R/wt\" && $g status >/dev/null" ||
+				failed=1
+		done
+		if test -n "$GIX"
+		then
+			bench_case s8 "$label" "$fs" "$(bench_gix_label "$GIX")" : \
+				"cd \"\$R/wt\" && $GIX status >/dev/null" ||
+				failed=1
+		else
+			bench_skip s8 "$label" "$fs" gitoxide "gix not installed (bench/README.md)"
+		fi
+	done
+	rm -rf "$dir/wt"
+done
+
+bench_table s8 "### git status (Git 2.47.3's work tree, 4539 files, 225 directories)"
+cat <<EOF
+Wall time: median (min–max) of $REPS runs, latencyfs remounted before
+each run (cold caches). Ratios: each stock Git's median / nfsgit's (above
+1: nfsgit is faster). gitoxide's \`gix status\` reads the same work tree
+and index. Round trips: total delayed requests (latencyfs "round_trips");
+by type below (median over the runs; "neg" = negative lookups).
+
+
+EOF
+exit $failed
