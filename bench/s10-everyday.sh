@@ -1,0 +1,145 @@
+#!/bin/bash
+# bench/s10-everyday.sh: the commands users and servers run all day, on
+# latencyfs: stock Git at the base, Debian stable's Git and nfsgit:
+#   add + commit   "git add -A && git commit" of 100 changed files in
+#                  Git 2.47.3's work tree (picked with a fixed seed)
+#   clean          "git clean -ffdx" of 5000 build outputs, 20 in each of
+#                  250 directories under build/, in that work tree
+#   prune-packed   "git prune-packed" in a bare repository whose 9122
+#                  objects are all packed and all loose as well (as after
+#                  unpack-objects and "repack -ad")
+#   rev-parse      "git rev-parse HEAD" in a bare repository (start-up)
+#   fetch          an up-to-date "git fetch" of 1000 branches into a bare
+#                  repository (files backend) on the mount, from one on
+#                  the local disk
+#
+#   bench/s10-everyday.sh [--stock GIT] [--stable GIT] [--nfsgit GIT]
+#                         [--delay-us N]... [--local] [--quick] [--reps N]
+#                         [--out FILE]
+#
+# Each case's data is made once in the backing directory (latencyfs
+# unmounted) as a template, and copied before every run (the copies of
+# work trees get their index refreshed, as their files have new inode
+# numbers and ctimes; the files are older than a second, so no entry is
+# racily clean); latencyfs is remounted before each run. --quick leaves
+# out prune-packed.
+set -eu
+. "$(dirname "$0")/lib.sh"
+bench_parse_args "$@"
+"$BENCH_DIR/make-data" medium
+"$BENCH_DIR/make-data" refs files 1000
+bench_init
+
+G=$SETUP_GIT
+CASES="add clean prune revparse fetch"
+test -z "$QUICK" || CASES="add clean revparse fetch"
+CASES=${S10_CASES:-$CASES}	# override for development
+
+# worktree DIR: DIR/wt-template, Git 2.47.3's work tree
+worktree () {
+	local t=$1/wt-template
+
+	test -d "$t" && return 0
+	"$G" clone -q --no-checkout "$BENCH_DATA/medium.git" "$t"
+	"$G" -C "$t" checkout -q --detach v2.47.3
+}
+
+# prep DIR CASE: DIR/template for CASE
+prep () {
+	local dir=$1 t=$1/template
+
+	rm -rf "$t" "$dir/wt"
+	case $2 in
+	add)
+		worktree "$dir"
+		cp -a "$dir/wt-template" "$t"
+		(cd "$t" && "$G" ls-files | "$PYTHON" -c '
+import random, sys
+paths = sorted(l.rstrip("\n") for l in sys.stdin)
+for p in random.Random(42).sample(paths, 100):
+    with open(p, "a") as f:
+        f.write("changed\n")
+') ;;
+	clean)
+		worktree "$dir"
+		cp -a "$dir/wt-template" "$t"
+		"$PYTHON" -c '
+import os, sys
+for d in range(250):
+    p = os.path.join(sys.argv[1], "build", "d%03d" % d)
+    os.makedirs(p)
+    for f in range(20):
+        with open(os.path.join(p, "f%02d.o" % f), "w") as o:
+            o.write("object %d %d\n" % (d, f))
+' "$t" ;;
+	prune)
+		# all loose, then the pack beside them ("repack -d" would
+		# prune the loose ones itself)
+		"$G" init -q --bare "$t"
+		"$G" -C "$t" unpack-objects -q <"$BENCH_DATA/packs/medium.pack"
+		cp "$BENCH_DATA/packs/medium.pack" "$t/objects/pack/pack-medium.pack"
+		"$G" -C "$t" index-pack "$t/objects/pack/pack-medium.pack" >/dev/null ;;
+	revparse)
+		"$G" clone -q --bare "$BENCH_DATA/medium.git" "$t" ;;
+	fetch)
+		"$G" clone -q --bare "$BENCH_DATA/refs/files-1000.git" "$t"
+		"$G" -C "$t" config remote.origin.fetch '+refs/heads/*:refs/remotes/origin/*'
+		"$G" -C "$t" fetch -q origin
+		"$G" -C "$t" pack-refs --all ;;
+	esac
+	sleep 1
+}
+
+failed=0
+for fs in $(bench_fs_list)
+do
+	case $fs in
+	local) dir=$LOCAL ;;
+	*) dir=$BACKING ;;
+	esac
+	for c in $CASES
+	do
+		bench_say "s10: preparing $c on $fs"
+		prep "$dir" "$c"
+		setup='rm -rf wt && cp -a template wt'
+		case $c in
+		add)
+			label="add -A && commit, 100 files changed"
+			setup="$setup"' && "$SETUP_GIT" -C wt update-index -q --refresh'
+			cmd='git add -A && git commit -q -m changes' ;;
+		clean)
+			label="clean -ffdx, 5000 files in 250 directories"
+			setup="$setup"' && "$SETUP_GIT" -C wt update-index -q --refresh'
+			cmd='git clean -q -ffdx' ;;
+		prune)
+			label="prune-packed, 9122 loose objects all packed"
+			cmd='git prune-packed' ;;
+		revparse)
+			label="rev-parse HEAD in a bare repository"
+			cmd='git rev-parse HEAD' ;;
+		fetch)
+			label="up-to-date fetch of 1000 branches"
+			cmd='git fetch -q origin' ;;
+		esac
+		for v in $BENCH_VARIANTS
+		do
+			g=$(bench_git "$v")
+			bench_case s10 "$label" "$fs" "$v" "$setup" \
+				"cd \"\$R/wt\" && ${cmd//git /$g }" ||
+				failed=1
+		done
+		rm -rf "$dir/template" "$dir/wt"
+	done
+	rm -rf "$dir/wt-template"
+done
+
+bench_table s10 "### everyday commands (Git 2.47.3's work tree, 4539 files; bare repositories)"
+cat <<EOF
+Wall time: median (min–max) of $REPS runs, each on a fresh copy of the
+data, latencyfs remounted before each run (cold caches). Ratios: each
+stock Git's median / nfsgit's (above 1: nfsgit is faster). Round trips:
+total delayed requests (latencyfs "round_trips"); by type below (median
+over the runs; "neg" = negative lookups).
+
+EOF
+exit $failed
