@@ -270,6 +270,9 @@ SUMMARY = [
     ("s5", r"^(git push file://), (\d+) objects$",
      "small push ({0}, {1} objects) into 256 × 1000 loose objects"),
     ("s4", r"^(files|reftable): (.*)$", "update-ref: {0}, {1}"),
+    ("s8", r"^(status, .*)$", "{0}"),
+    ("s9", r"^(CI prologue: .*)$", "{0}"),
+    ("s10", r"^(.*)$", "{0}"),
 ]
 
 
