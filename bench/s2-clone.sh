@@ -2,7 +2,9 @@
 # bench/s2-clone.sh: clone the medium repository onto latencyfs over
 # file:// with --no-local (the pack goes through index-pack, then the work
 # tree is checked out), stock Git at the base, Debian stable's Git and
-# nfsgit, with the default configuration and with -c checkout.workers=32.
+# nfsgit, with the default configuration and with -c checkout.workers=32;
+# and gitoxide's "gix clone" of the same URL where it is installed
+# (bench_gix, see lib.sh; its own defaults).
 #
 #   bench/s2-clone.sh [--stock GIT] [--stable GIT] [--nfsgit GIT]
 #                     [--delay-us N]... [--local] [--quick] [--reps N]
@@ -24,6 +26,7 @@ SRC=file://$BENCH_DATA/$REPO.git
 objects=$("$SETUP_GIT" -C "$BENCH_DATA/$REPO.git" rev-list --objects --all | wc -l)
 files=$("$SETUP_GIT" -C "$BENCH_DATA/$REPO.git" ls-tree -r HEAD | wc -l)
 
+GIX=$(bench_gix)
 failed=0
 for fs in $(bench_fs_list)
 do
@@ -40,6 +43,15 @@ do
 				"$g $opt clone -q --no-local '$SRC' \"\$R/clone\"" \
 				"$objects" || failed=1
 		done
+		test "$conf" = "default config" || continue
+		if test -n "$GIX"
+		then
+			bench_case s2 "clone, $conf" "$fs" "$(bench_gix_label "$GIX")" \
+				'rm -rf clone' "$GIX clone '$SRC' \"\$R/clone\" >/dev/null" \
+				"$objects" || failed=1
+		else
+			bench_skip s2 "clone, $conf" "$fs" gitoxide "gix not installed (bench/README.md)"
+		fi
 	done
 done
 
