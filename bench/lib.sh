@@ -396,6 +396,15 @@ bench_fs_list () {
 	fi
 }
 
+# bench_fs_dir FS: where a scenario makes its data for FS (the backing
+# directory of latencyfs, or the local-disk directory)
+bench_fs_dir () {
+	case $1 in
+	local) echo "$LOCAL" ;;
+	*) echo "$BACKING" ;;
+	esac
+}
+
 # Setup helpers, usable in SETUP strings (they run with lib.sh sourced).
 
 # Remove the packs in OBJDIR/pack that are not listed in KEEP (a file of

@@ -93,10 +93,7 @@ for d in range(250):
 failed=0
 for fs in $(bench_fs_list)
 do
-	case $fs in
-	local) dir=$LOCAL ;;
-	*) dir=$BACKING ;;
-	esac
+	dir=$(bench_fs_dir "$fs")
 	for c in $CASES
 	do
 		bench_say "s10: preparing $c on $fs"

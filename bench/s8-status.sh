@@ -56,10 +56,7 @@ for i in range(20):
 failed=0
 for fs in $(bench_fs_list)
 do
-	case $fs in
-	local) dir=$LOCAL ;;
-	*) dir=$BACKING ;;
-	esac
+	dir=$(bench_fs_dir "$fs")
 	for c in $CASES
 	do
 		case $c in
