@@ -23,11 +23,24 @@
 # numbers and ctimes; the files are older than a second, so no entry is
 # racily clean); latencyfs is remounted before each run. --quick leaves
 # out prune-packed.
+#
+# clean and prune-packed are also measured against a floor, the variant
+# "unlink()s only": bench/unlink-floor.c lists the same directories and
+# removes their files and the directories from 64 threads, and nothing
+# else, on the same mount; what it takes is what the simulator and this
+# machine charge for the removals alone.
 set -eu
 . "$(dirname "$0")/lib.sh"
 bench_parse_args "$@"
 "$BENCH_DIR/make-data" medium
 "$BENCH_DIR/make-data" refs files 1000
+
+FLOOR=$TOP/build/bench-unlink-floor
+if ! test -x "$FLOOR" || test "$BENCH_DIR/unlink-floor.c" -nt "$FLOOR"
+then
+	${CC:-cc} -O2 -Wall -pthread -o "$FLOOR" "$BENCH_DIR/unlink-floor.c" ||
+		bench_die "cannot build $FLOOR"
+fi
 bench_init
 
 G=$SETUP_GIT
@@ -125,6 +138,16 @@ do
 				"cd \"\$R/wt\" && ${cmd//git /$g }" ||
 				failed=1
 		done
+		floor=
+		case $c in
+		clean) floor="'$FLOOR' build/d* && rmdir build" ;;
+		prune) floor="'$FLOOR' objects/??" ;;
+		esac
+		if test -n "$floor"
+		then
+			bench_case s10 "$label" "$fs" "unlink()s only" "$setup" \
+				"cd \"\$R/wt\" && $floor" || failed=1
+		fi
 		rm -rf "$dir/template" "$dir/wt"
 	done
 	rm -rf "$dir/wt-template"
@@ -134,7 +157,8 @@ bench_table s10 "### everyday commands (Git 2.47.3's work tree, 4539 files; bare
 cat <<EOF
 Wall time: median (min–max) of $REPS runs, each on a fresh copy of the
 data, latencyfs remounted before each run (cold caches). Ratios: each
-stock Git's median / nfsgit's (above 1: nfsgit is faster). Round trips:
+stock Git's median / nfsgit's (above 1: nfsgit is faster); against
+"unlink()s only", the most any Git could gain here. Round trips:
 total delayed requests (latencyfs "round_trips"); by type below (median
 over the runs; "neg" = negative lookups).
 
