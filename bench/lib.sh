@@ -175,14 +175,18 @@ bench_gix_label () {
 	echo "gitoxide $("$1" --version | sed -n 's/^gix //p')"
 }
 
-# bench_repo_arg SCRIPT: REPO from "--repo medium|linux" in EXTRA_ARGS
-# (default medium)
+# bench_repo_arg SCRIPT [linux-6.1]: REPO from "--repo medium|linux" in
+# EXTRA_ARGS (default medium); "--repo linux-6.1" too where the script
+# says it can take that tree
 # shellcheck disable=SC2034 # REPO is read by the scenario
 bench_repo_arg () {
 	REPO=medium
 	case "${EXTRA_ARGS[*]:-}" in
 	""|"--repo medium") ;;
 	"--repo linux") REPO=linux ;;
+	"--repo linux-6.1")
+		test "${2:-}" = linux-6.1 || bench_die "$1: no --repo linux-6.1 here"
+		REPO=linux-6.1 ;;
 	*) bench_die "$1: unknown option '${EXTRA_ARGS[*]}'" ;;
 	esac
 }

@@ -15,7 +15,11 @@
 #
 #   bench/s10-everyday.sh [--stock GIT] [--stable GIT] [--nfsgit GIT]
 #                         [--delay-us N]... [--local] [--quick] [--reps N]
-#                         [--out FILE]
+#                         [--out FILE] [--repo medium|linux|linux-6.1]
+#
+# --repo linux: only clean, in the work tree of Linux 6.12
+# (bench-data/linux.git, make-data linux; about 87 k files); --repo
+# linux-6.1: in that of Linux 6.1 (make-data linux-6.1).
 #
 # Each case's data is made once in the backing directory (latencyfs
 # unmounted) as a template, and copied before every run (the copies of
@@ -32,8 +36,9 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 bench_parse_args "$@"
-"$BENCH_DIR/make-data" medium
-"$BENCH_DIR/make-data" refs files 1000
+bench_repo_arg s10 linux-6.1
+"$BENCH_DIR/make-data" $REPO
+test "$REPO" != medium || "$BENCH_DIR/make-data" refs files 1000
 
 FLOOR=$TOP/build/bench-unlink-floor
 if ! test -x "$FLOOR" || test "$BENCH_DIR/unlink-floor.c" -nt "$FLOOR"
@@ -46,6 +51,11 @@ bench_init
 G=$SETUP_GIT
 CASES="add clean prune revparse fetch"
 test -z "$QUICK" || CASES="add clean revparse fetch"
+TAG=v2.47.3
+case $REPO in
+linux) CASES=clean TAG=v6.12 ;;
+linux-6.1) CASES=clean TAG=v6.1 ;;
+esac
 CASES=${S10_CASES:-$CASES}	# override for development
 
 # worktree DIR: DIR/wt-template, Git 2.47.3's work tree
@@ -53,8 +63,8 @@ worktree () {
 	local t=$1/wt-template
 
 	test -d "$t" && return 0
-	"$G" clone -q --no-checkout "$BENCH_DATA/medium.git" "$t"
-	"$G" -C "$t" checkout -q --detach v2.47.3
+	"$G" clone -q --no-checkout "$BENCH_DATA/$REPO.git" "$t"
+	"$G" -C "$t" checkout -q --detach $TAG
 }
 
 # prep DIR CASE: DIR/template for CASE
@@ -131,6 +141,7 @@ do
 			label="up-to-date fetch of 1000 branches"
 			cmd='git fetch -q origin' ;;
 		esac
+		test "$REPO" = medium || label="$label ($REPO)"
 		for v in $BENCH_VARIANTS
 		do
 			g=$(bench_git "$v")
@@ -153,7 +164,10 @@ do
 	rm -rf "$dir/wt-template"
 done
 
-bench_table s10 "### everyday commands (Git 2.47.3's work tree, 4539 files; bare repositories)"
+case $REPO in
+medium) bench_table s10 "### everyday commands (Git 2.47.3's work tree, 4539 files; bare repositories)" ;;
+*) bench_table s10 "### everyday commands ($REPO: $TAG's work tree)" ;;
+esac
 cat <<EOF
 Wall time: median (min–max) of $REPS runs, each on a fresh copy of the
 data, latencyfs remounted before each run (cold caches). Ratios: each

@@ -9,7 +9,11 @@
 #
 #   bench/s8-status.sh [--stock GIT] [--stable GIT] [--nfsgit GIT]
 #                      [--delay-us N]... [--local] [--quick] [--reps N]
-#                      [--out FILE]
+#                      [--out FILE] [--repo medium|linux|linux-6.1]
+#
+# --repo linux: the same two cases in the work tree of Linux 6.12
+# (bench-data/linux.git, make-data linux; about 87 k files); --repo
+# linux-6.1: in that of Linux 6.1 (make-data linux-6.1).
 #
 # The work tree is made once in the backing directory (latencyfs
 # unmounted): cloned from bench-data/medium.git, checked out at v2.47.3,
@@ -20,8 +24,14 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 bench_parse_args "$@"
-"$BENCH_DIR/make-data" medium
+bench_repo_arg s8 linux-6.1
+"$BENCH_DIR/make-data" $REPO
 bench_init
+case $REPO in
+medium) TAG=v2.47.3 TREE="Git 2.47.3's work tree" ;;
+linux) TAG=v6.12 TREE="Linux 6.12's work tree" ;;
+linux-6.1) TAG=v6.1 TREE="Linux 6.1's work tree" ;;
+esac
 
 G=$SETUP_GIT
 CASES="clean changed"
@@ -33,8 +43,8 @@ prep () {
 	local dir=$1 case=$2
 
 	rm -rf "$dir/wt"
-	"$G" clone -q --no-checkout "$BENCH_DATA/medium.git" "$dir/wt"
-	"$G" -C "$dir/wt" checkout -q --detach v2.47.3
+	"$G" clone -q --no-checkout "$BENCH_DATA/$REPO.git" "$dir/wt"
+	"$G" -C "$dir/wt" checkout -q --detach $TAG
 	if test "$case" = changed
 	then
 		(cd "$dir/wt" && "$G" ls-files |
@@ -65,6 +75,7 @@ do
 		esac
 		bench_say "s8: preparing the work tree for $c on $fs"
 		prep "$dir" "$c"
+		test "$REPO" = medium || label="$label ($REPO)"
 		for v in $BENCH_VARIANTS
 		do
 			g=$(bench_git "$v")
@@ -84,7 +95,10 @@ do
 	rm -rf "$dir/wt"
 done
 
-bench_table s8 "### git status (Git 2.47.3's work tree, 4539 files, 225 directories)"
+case $REPO in
+medium) bench_table s8 "### git status (Git 2.47.3's work tree, 4539 files, 225 directories)" ;;
+*) bench_table s8 "### git status ($TREE)" ;;
+esac
 cat <<EOF
 Wall time: median (min–max) of $REPS runs, latencyfs remounted before
 each run (cold caches). Ratios: each stock Git's median / nfsgit's (above
