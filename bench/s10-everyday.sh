@@ -172,7 +172,8 @@ cat <<EOF
 Wall time: median (min–max) of $REPS runs, each on a fresh copy of the
 data, latencyfs remounted before each run (cold caches). Ratios: each
 stock Git's median / nfsgit's (above 1: nfsgit is faster); against
-"unlink()s only", the most any Git could gain here. Round trips:
+"unlink()s only", what the removals alone allow (clean also searches
+the work tree, the floor does not). Round trips:
 total delayed requests (latencyfs "round_trips"); by type below (median
 over the runs; "neg" = negative lookups).
 
