@@ -8,7 +8,11 @@
 #   prune-packed   "git prune-packed" in a bare repository whose 9122
 #                  objects are all packed and all loose as well (as after
 #                  unpack-objects and "repack -ad")
-#   rev-parse      "git rev-parse HEAD" in a bare repository (start-up)
+#   start-up       "git rev-parse --is-bare-repository" in a bare
+#                  repository: finding the repository and reading its
+#                  config, what every command does before its own work
+#   rev-parse      "git rev-parse HEAD" there: start-up, then HEAD resolved
+#                  (packed-refs, the look-ups of an ambiguity check)
 #   fetch          an up-to-date "git fetch" of 1000 branches into a bare
 #                  repository (files backend) on the mount, from one on
 #                  the local disk
@@ -49,8 +53,8 @@ fi
 bench_init
 
 G=$SETUP_GIT
-CASES="add clean prune revparse fetch"
-test -z "$QUICK" || CASES="add clean revparse fetch"
+CASES="add clean prune startup revparse fetch"
+test -z "$QUICK" || CASES="add clean startup revparse fetch"
 TAG=v2.47.3
 case $REPO in
 linux) CASES=clean TAG=v6.12 ;;
@@ -102,7 +106,7 @@ for d in range(250):
 		"$G" -C "$t" unpack-objects -q <"$BENCH_DATA/packs/medium.pack"
 		cp "$BENCH_DATA/packs/medium.pack" "$t/objects/pack/pack-medium.pack"
 		"$G" -C "$t" index-pack "$t/objects/pack/pack-medium.pack" >/dev/null ;;
-	revparse)
+	startup|revparse)
 		"$G" clone -q --bare "$BENCH_DATA/medium.git" "$t" ;;
 	fetch)
 		"$G" clone -q --bare "$BENCH_DATA/refs/files-1000.git" "$t"
@@ -134,6 +138,9 @@ do
 		prune)
 			label="prune-packed, 9122 loose objects all packed"
 			cmd='git prune-packed' ;;
+		startup)
+			label="start-up in a bare repository (rev-parse --is-bare-repository)"
+			cmd='git rev-parse --is-bare-repository' ;;
 		revparse)
 			label="rev-parse HEAD in a bare repository"
 			cmd='git rev-parse HEAD' ;;
