@@ -15,6 +15,13 @@
 # (bench-data/linux.git, make-data linux; about 87 k files); --repo
 # linux-6.1: in that of Linux 6.1 (make-data linux-6.1).
 #
+# Each case is also measured against a floor, the variant "listings
+# only": bench/list-floor.c lists every directory of the work tree (as
+# found on the backing directory before the runs) from 64 threads, and
+# nothing else, on the same mount: what the simulator and this machine
+# charge for the listings alone, which a status must make to find the
+# untracked files.
+#
 # The work tree is made once in the backing directory (latencyfs
 # unmounted): cloned from bench-data/medium.git, checked out at v2.47.3,
 # then, a second later, its index refreshed, so that no entry is racily
@@ -26,6 +33,13 @@ set -eu
 bench_parse_args "$@"
 bench_repo_arg s8 linux-6.1
 "$BENCH_DIR/make-data" $REPO
+
+FLOOR=$TOP/build/bench-list-floor
+if ! test -x "$FLOOR" || test "$BENCH_DIR/list-floor.c" -nt "$FLOOR"
+then
+	${CC:-cc} -O2 -Wall -pthread -o "$FLOOR" "$BENCH_DIR/list-floor.c" ||
+		bench_die "cannot build $FLOOR"
+fi
 bench_init
 case $REPO in
 medium) TAG=v2.47.3 TREE="Git 2.47.3's work tree" ;;
@@ -61,6 +75,9 @@ for i in range(20):
 	fi
 	sleep 1
 	"$G" -C "$dir/wt" update-index -q --refresh || :
+	# the directories for the floor, outside the work tree
+	(cd "$dir/wt" && find . -path ./.git -prune -o -type d -print) \
+		>"$dir/wt.dirs" || bench_die "cannot list the work tree"
 }
 
 failed=0
@@ -91,8 +108,11 @@ do
 		else
 			bench_skip s8 "$label" "$fs" gitoxide "gix not installed (bench/README.md)"
 		fi
+		bench_case s8 "$label" "$fs" "listings only" : \
+			"cd \"\$R/wt\" && '$FLOOR' \"$dir/wt.dirs\"" ||
+			failed=1
 	done
-	rm -rf "$dir/wt"
+	rm -rf "$dir/wt" "$dir/wt.dirs"
 done
 
 case $REPO in
@@ -103,7 +123,9 @@ cat <<EOF
 Wall time: median (min–max) of $REPS runs, latencyfs remounted before
 each run (cold caches). Ratios: each stock Git's median / nfsgit's (above
 1: nfsgit is faster). gitoxide's \`gix status\` reads the same work tree
-and index. Round trips: total delayed requests (latencyfs "round_trips");
+and index. "listings only" lists the work tree's directories and does
+nothing else (bench/list-floor.c): what the listings alone cost.
+Round trips: total delayed requests (latencyfs "round_trips");
 by type below (median over the runs; "neg" = negative lookups).
 
 
