@@ -310,8 +310,15 @@ bench_prepare () {
 		bench_die "setup failed: $BENCH_SETUP"
 	case $BENCH_FS in
 	lfs:*)
-		lfs_mount "${BENCH_FS#lfs:}"
-		lfs_reset ;;
+		lfs_mount "${BENCH_FS#lfs:}" ;;
+	esac
+	if test -n "${BENCH_WARM:-}"
+	then
+		(cd "$R" && eval "$BENCH_WARM") ||
+			bench_die "warm-up failed: $BENCH_WARM"
+	fi
+	case $BENCH_FS in
+	lfs:*) lfs_reset ;;
 	esac
 }
 
@@ -321,6 +328,8 @@ bench_prepare () {
 # a variant id or label (recorded as bench_label VARIANT). FS is
 # "lfs:DELAY_US" (latencyfs over the tmpfs) or "local". Before each run
 # SETUP runs in $B with latencyfs unmounted; COMMAND finds the data in $R.
+# If BENCH_WARM is set, it runs in $R after the mount, before the counters
+# are reset: a command whose caches the timed one finds warm.
 # For lfs, B=$BACKING and R=$MNT; for local, both are $LOCAL. OBJECTS, if
 # given, is the number of objects the command receives (per-object
 # counts). Appends a record to $BENCH_OUT; returns non-zero if a run failed
@@ -340,10 +349,12 @@ bench_case () {
 	*) bench_die "bad fs '$fs'" ;;
 	esac
 	export B R BENCH_FS=$fs BENCH_SETUP=$setup BENCH_STATS=$stats
+	export BENCH_WARM=${BENCH_WARM:-}
 	bench_say "$scenario | $case | $fs | $variant ($REPS runs)"
 	{
 		echo "### $scenario | $case | $fs | $variant"
 		echo "### setup: $setup"
+		test -z "$BENCH_WARM" || echo "### warm-up: $BENCH_WARM"
 		echo "### command: $cmd"
 	} >>"$BENCH_LOG"
 	hyperfine --style basic --runs "$REPS" --export-json "$json" \
