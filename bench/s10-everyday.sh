@@ -5,6 +5,9 @@
 #                  Git 2.47.3's work tree (picked with a fixed seed)
 #   clean          "git clean -ffdx" of 5000 build outputs, 20 in each of
 #                  250 directories under build/, in that work tree
+#   clean -ffd     "git clean -ffd" of the same tree: the outputs (*.o)
+#                  are ignored, so none is removed; what is measured is
+#                  the search without -x
 #   prune-packed   "git prune-packed" in a bare repository whose 9122
 #                  objects are all packed and all loose as well (as after
 #                  unpack-objects and "repack -ad")
@@ -53,8 +56,8 @@ fi
 bench_init
 
 G=$SETUP_GIT
-CASES="add clean prune startup revparse fetch"
-test -z "$QUICK" || CASES="add clean startup revparse fetch"
+CASES="add clean cleand prune startup revparse fetch"
+test -z "$QUICK" || CASES="add clean cleand startup revparse fetch"
 TAG=v2.47.3
 case $REPO in
 linux) CASES=clean TAG=v6.12 ;;
@@ -87,7 +90,7 @@ for p in random.Random(42).sample(paths, 100):
     with open(p, "a") as f:
         f.write("changed\n")
 ') ;;
-	clean)
+	clean|cleand)
 		worktree "$dir"
 		cp -a "$dir/wt-template" "$t"
 		"$PYTHON" -c '
@@ -135,6 +138,10 @@ do
 			label="clean -ffdx, 5000 files in 250 directories"
 			setup="$setup"' && "$SETUP_GIT" -C wt update-index -q --refresh'
 			cmd='git clean -q -ffdx' ;;
+		cleand)
+			label="clean -ffd, the same 5000 files (ignored: none removed)"
+			setup="$setup"' && "$SETUP_GIT" -C wt update-index -q --refresh'
+			cmd='git clean -q -ffd' ;;
 		prune)
 			label="prune-packed, 9122 loose objects all packed"
 			cmd='git prune-packed' ;;
