@@ -3,6 +3,10 @@
 # latencyfs: stock Git at the base, Debian stable's Git and nfsgit:
 #   add + commit   "git add -A && git commit" of 100 changed files in
 #                  Git 2.47.3's work tree (picked with a fixed seed)
+#   stash -u       "git stash -u" of the same 100 changed files and 20
+#                  untracked ones, 5 in each of 4 directories: three
+#                  searches for untracked files (two by stash, one by the
+#                  "git clean" it runs)
 #   clean          "git clean -ffdx" of 5000 build outputs, 20 in each of
 #                  250 directories under build/, in that work tree
 #   clean -ffd     "git clean -ffd" of the same tree: the outputs (*.o)
@@ -56,7 +60,7 @@ fi
 bench_init
 
 G=$SETUP_GIT
-CASES="add clean cleand prune startup revparse fetch"
+CASES="add stash clean cleand prune startup revparse fetch"
 test -z "$QUICK" || CASES="add clean cleand startup revparse fetch"
 TAG=v2.47.3
 case $REPO in
@@ -80,7 +84,7 @@ prep () {
 
 	rm -rf "$t" "$dir/wt"
 	case $2 in
-	add)
+	add|stash)
 		worktree "$dir"
 		cp -a "$dir/wt-template" "$t"
 		(cd "$t" && "$G" ls-files | "$PYTHON" -c '
@@ -89,7 +93,15 @@ paths = sorted(l.rstrip("\n") for l in sys.stdin)
 for p in random.Random(42).sample(paths, 100):
     with open(p, "a") as f:
         f.write("changed\n")
-') ;;
+')
+		test "$2" = add ||
+		for d in builtin t/helper Documentation compat
+		do
+			for i in 1 2 3 4 5
+			do
+				echo untracked >"$t/$d/untracked$i.txt"
+			done
+		done ;;
 	clean|cleand)
 		worktree "$dir"
 		cp -a "$dir/wt-template" "$t"
@@ -134,6 +146,10 @@ do
 			label="add -A && commit, 100 files changed"
 			setup="$setup"' && "$SETUP_GIT" -C wt update-index -q --refresh'
 			cmd='git add -A && git commit -q -m changes' ;;
+		stash)
+			label="stash -u, 100 files changed and 20 untracked"
+			setup="$setup"' && "$SETUP_GIT" -C wt update-index -q --refresh'
+			cmd='git stash -q -u' ;;
 		clean)
 			label="clean -ffdx, 5000 files in 250 directories"
 			setup="$setup"' && "$SETUP_GIT" -C wt update-index -q --refresh'
