@@ -7,6 +7,8 @@
 #                  untracked ones, 5 in each of 4 directories: three
 #                  searches for untracked files (two by stash, one by the
 #                  "git clean" it runs)
+#   rm -r          "git rm -r t Documentation" in that work tree: 3311
+#                  files in 125 directories
 #   clean          "git clean -ffdx" of 5000 build outputs, 20 in each of
 #                  250 directories under build/, in that work tree
 #   clean -ffd     "git clean -ffd" of the same tree: the outputs (*.o)
@@ -60,7 +62,7 @@ fi
 bench_init
 
 G=$SETUP_GIT
-CASES="add stash clean cleand prune startup revparse fetch"
+CASES="add stash rm clean cleand prune startup revparse fetch"
 test -z "$QUICK" || CASES="add clean cleand startup revparse fetch"
 TAG=v2.47.3
 case $REPO in
@@ -102,6 +104,9 @@ for p in random.Random(42).sample(paths, 100):
 				echo untracked >"$t/$d/untracked$i.txt"
 			done
 		done ;;
+	rm)
+		worktree "$dir"
+		cp -a "$dir/wt-template" "$t" ;;
 	clean|cleand)
 		worktree "$dir"
 		cp -a "$dir/wt-template" "$t"
@@ -150,6 +155,10 @@ do
 			label="stash -u, 100 files changed and 20 untracked"
 			setup="$setup"' && "$SETUP_GIT" -C wt update-index -q --refresh'
 			cmd='git stash -q -u' ;;
+		rm)
+			label="rm -r of 3311 files in 125 directories"
+			setup="$setup"' && "$SETUP_GIT" -C wt update-index -q --refresh'
+			cmd='git rm -q -r t Documentation' ;;
 		clean)
 			label="clean -ffdx, 5000 files in 250 directories"
 			setup="$setup"' && "$SETUP_GIT" -C wt update-index -q --refresh'
