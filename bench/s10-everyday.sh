@@ -9,6 +9,11 @@
 #                  "git clean" it runs)
 #   rm -r          "git rm -r t Documentation" in that work tree: 3311
 #                  files in 125 directories
+#   worktree remove
+#                  "git worktree remove" of a worktree of Git 2.47.3
+#                  (made with --relative-paths inside the main one, so
+#                  that a copy works): its "git status" check, then
+#                  its removal
 #   clean          "git clean -ffdx" of 5000 build outputs, 20 in each of
 #                  250 directories under build/, in that work tree
 #   clean -ffd     "git clean -ffd" of the same tree: the outputs (*.o)
@@ -62,7 +67,7 @@ fi
 bench_init
 
 G=$SETUP_GIT
-CASES="add stash rm clean cleand prune startup revparse fetch"
+CASES="add stash rm wtrm clean cleand prune startup revparse fetch"
 test -z "$QUICK" || CASES="add clean cleand startup revparse fetch"
 TAG=v2.47.3
 case $REPO in
@@ -107,6 +112,10 @@ for p in random.Random(42).sample(paths, 100):
 	rm)
 		worktree "$dir"
 		cp -a "$dir/wt-template" "$t" ;;
+	wtrm)
+		worktree "$dir"
+		cp -a "$dir/wt-template" "$t"
+		"$G" -C "$t" worktree add -q --relative-paths --detach wtx ;;
 	clean|cleand)
 		worktree "$dir"
 		cp -a "$dir/wt-template" "$t"
@@ -159,6 +168,10 @@ do
 			label="rm -r of 3311 files in 125 directories"
 			setup="$setup"' && "$SETUP_GIT" -C wt update-index -q --refresh'
 			cmd='git rm -q -r t Documentation' ;;
+		wtrm)
+			label="worktree remove, 4539 files in 225 directories"
+			setup="$setup"' && "$SETUP_GIT" -C wt update-index -q --refresh && "$SETUP_GIT" -C wt/wtx update-index -q --refresh'
+			cmd='git worktree remove wtx' ;;
 		clean)
 			label="clean -ffdx, 5000 files in 250 directories"
 			setup="$setup"' && "$SETUP_GIT" -C wt update-index -q --refresh'
