@@ -44,7 +44,7 @@
 # work trees get their index refreshed, as their files have new inode
 # numbers and ctimes; the files are older than a second, so no entry is
 # racily clean); latencyfs is remounted before each run. --quick leaves
-# out prune-packed.
+# out stash -u, rm -r, worktree remove and prune-packed.
 #
 # clean and prune-packed are also measured against a floor, the variant
 # "unlink()s only": bench/unlink-floor.c lists the same directories and
