@@ -22,6 +22,10 @@
 #   prune-packed   "git prune-packed" in a bare repository whose 9122
 #                  objects are all packed and all loose as well (as after
 #                  unpack-objects and "repack -ad")
+#   prune          "git prune" in a bare repository without refs whose
+#                  9122 objects are all loose: all unreachable, all
+#                  removed (its search for recent objects, then the
+#                  removals, then prune-packed's walk)
 #   start-up       "git rev-parse --is-bare-repository" in a bare
 #                  repository: finding the repository and reading its
 #                  config, what every command does before its own work
@@ -44,9 +48,9 @@
 # work trees get their index refreshed, as their files have new inode
 # numbers and ctimes; the files are older than a second, so no entry is
 # racily clean); latencyfs is remounted before each run. --quick leaves
-# out stash -u, rm -r, worktree remove and prune-packed.
+# out stash -u, rm -r, worktree remove, prune-packed and prune.
 #
-# clean and prune-packed are also measured against a floor, the variant
+# clean, prune-packed and prune are also measured against a floor, the variant
 # "unlink()s only": bench/unlink-floor.c lists the same directories and
 # removes their files and the directories from 64 threads, and nothing
 # else, on the same mount; what it takes is what the simulator and this
@@ -67,7 +71,7 @@ fi
 bench_init
 
 G=$SETUP_GIT
-CASES="add stash rm wtrm clean cleand prune startup revparse fetch"
+CASES="add stash rm wtrm clean cleand prune unreach startup revparse fetch"
 test -z "$QUICK" || CASES="add clean cleand startup revparse fetch"
 TAG=v2.47.3
 case $REPO in
@@ -135,6 +139,9 @@ for d in range(250):
 		"$G" -C "$t" unpack-objects -q <"$BENCH_DATA/packs/medium.pack"
 		cp "$BENCH_DATA/packs/medium.pack" "$t/objects/pack/pack-medium.pack"
 		"$G" -C "$t" index-pack "$t/objects/pack/pack-medium.pack" >/dev/null ;;
+	unreach)
+		"$G" init -q --bare "$t"
+		"$G" -C "$t" unpack-objects -q <"$BENCH_DATA/packs/medium.pack" ;;
 	startup|revparse)
 		"$G" clone -q --bare "$BENCH_DATA/medium.git" "$t" ;;
 	fetch)
@@ -183,6 +190,9 @@ do
 		prune)
 			label="prune-packed, 9122 loose objects all packed"
 			cmd='git prune-packed' ;;
+		unreach)
+			label="prune, 9122 unreachable loose objects"
+			cmd='git prune' ;;
 		startup)
 			label="start-up in a bare repository (rev-parse --is-bare-repository)"
 			cmd='git rev-parse --is-bare-repository' ;;
@@ -211,7 +221,7 @@ do
 		floor=
 		case $c in
 		clean) floor="'$FLOOR' build/d* && rmdir build" ;;
-		prune) floor="'$FLOOR' objects/??" ;;
+		prune|unreach) floor="'$FLOOR' objects/??" ;;
 		esac
 		if test -n "$floor"
 		then
