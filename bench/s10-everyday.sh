@@ -26,6 +26,12 @@
 #                  9122 objects are all loose: all unreachable, all
 #                  removed (its search for recent objects, then the
 #                  removals, then prune-packed's walk)
+#   gc             "git gc" in that repository without refs: a cruft pack
+#                  of the 9122 objects (all recent), then prune-packed
+#                  removes them
+#   repack         "git repack -ad" in a bare repository whose 9122
+#                  objects are all loose and all reachable (as after
+#                  unpack-objects)
 #   start-up       "git rev-parse --is-bare-repository" in a bare
 #                  repository: finding the repository and reading its
 #                  config, what every command does before its own work
@@ -48,7 +54,8 @@
 # work trees get their index refreshed, as their files have new inode
 # numbers and ctimes; the files are older than a second, so no entry is
 # racily clean); latencyfs is remounted before each run. --quick leaves
-# out stash -u, rm -r, worktree remove, prune-packed and prune.
+# out stash -u, rm -r, worktree remove, prune-packed, prune, gc and
+# repack.
 #
 # clean, prune-packed and prune are also measured against a floor, the variant
 # "unlink()s only": bench/unlink-floor.c lists the same directories and
@@ -71,7 +78,7 @@ fi
 bench_init
 
 G=$SETUP_GIT
-CASES="add stash rm wtrm clean cleand prune unreach startup revparse fetch"
+CASES="add stash rm wtrm clean cleand prune unreach gc repack startup revparse fetch"
 test -z "$QUICK" || CASES="add clean cleand startup revparse fetch"
 TAG=v2.47.3
 case $REPO in
@@ -139,9 +146,14 @@ for d in range(250):
 		"$G" -C "$t" unpack-objects -q <"$BENCH_DATA/packs/medium.pack"
 		cp "$BENCH_DATA/packs/medium.pack" "$t/objects/pack/pack-medium.pack"
 		"$G" -C "$t" index-pack "$t/objects/pack/pack-medium.pack" >/dev/null ;;
-	unreach)
+	unreach|gc)
 		"$G" init -q --bare "$t"
 		"$G" -C "$t" unpack-objects -q <"$BENCH_DATA/packs/medium.pack" ;;
+	repack)
+		"$G" init -q --bare "$t"
+		"$G" -C "$t" unpack-objects -q <"$BENCH_DATA/packs/medium.pack"
+		"$G" -C "$t" update-ref refs/heads/main \
+			"$("$G" -C "$BENCH_DATA/medium.git" rev-parse HEAD)" ;;
 	startup|revparse)
 		"$G" clone -q --bare "$BENCH_DATA/medium.git" "$t" ;;
 	fetch)
@@ -193,6 +205,12 @@ do
 		unreach)
 			label="prune, 9122 unreachable loose objects"
 			cmd='git prune' ;;
+		gc)
+			label="gc, 9122 unreachable loose objects"
+			cmd='git gc -q' ;;
+		repack)
+			label="repack -ad, 9122 reachable loose objects"
+			cmd='git repack -adq' ;;
 		startup)
 			label="start-up in a bare repository (rev-parse --is-bare-repository)"
 			cmd='git rev-parse --is-bare-repository' ;;
