@@ -2,12 +2,14 @@
  * latencyfs: mirror BACKING_DIR at MOUNTPOINT, make every request that is a
  * round trip on NFS wait for a configurable delay, count requests by type
  * and inject errors, so that Git can be measured and tested on a simulated
- * NFS mount (lookupcache=pos) on one machine.
+ * NFS mount (lookupcache=pos) on one machine. Listings can leave chosen
+ * entries out and chosen requests can be held until released (pause
+ * points), to reproduce races.
  *
  *   latencyfs [-f] [-d] [-o OPTION[,OPTION...]] BACKING_DIR MOUNTPOINT
  *
  * README.md describes the options, the counters, the control file
- * MOUNTPOINT/.latencyfs and the fault syntax.
+ * MOUNTPOINT/.latencyfs, the fault syntax, hide globs and pause points.
  */
 #define _GNU_SOURCE
 #define FUSE_USE_VERSION 317
@@ -215,6 +217,32 @@ struct rule {
 static struct rule *rules;
 static atomic_int have_rules;
 static pthread_mutex_t rules_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Globs of paths that listings leave out (hide=GLOB, "hide GLOB") */
+struct hide {
+	char *glob;
+	struct hide *next;
+};
+
+static struct hide *hides;
+static atomic_int have_hides;
+static pthread_mutex_t hides_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Pause points ("pause OP:GLOB[:times=N]"), released by "go" */
+struct pause {
+	char *op, *glob;
+	unsigned long times, paused;
+	struct pause *next;
+};
+
+static struct pause *pauses;
+static atomic_int have_pauses;
+static unsigned long pause_generation;	/* incremented by each release */
+static unsigned nr_paused;		/* requests blocked now */
+static pthread_mutex_t pauses_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pauses_cond;	/* CLOCK_MONOTONIC, set up in main() */
+
+static struct fuse_session *session;
 
 /* The names looked up last, by parent and hash of the name. */
 static struct {
@@ -661,9 +689,21 @@ static int rel_path(char *buf, size_t len, fuse_ino_t ino, const char *name)
 }
 
 /*
- * The errno to fail this request with, 0 for none. A request matches a
- * rule if its path, or its second path (rename, link), matches the glob.
+ * Whether a rule (fault or pause) for OP and GLOB matches a request: its
+ * path, or its second path (rename, link; path2 NULL if none), matches
+ * the glob. A listing is a listing: readdir rules match READDIRPLUS too.
  */
+static int rule_matches(const char *op_glob, const char *glob, enum op op,
+			const char *path, const char *path2)
+{
+	if (fnmatch(op_glob, op_names[op], 0) &&
+	    (op != OP_READDIRPLUS ||
+	     fnmatch(op_glob, op_names[OP_READDIR], 0)))
+		return 0;
+	return !fnmatch(glob, path, 0) || (path2 && !fnmatch(glob, path2, 0));
+}
+
+/* The errno to fail this request with, 0 for none. */
 static int fault(enum op op, fuse_ino_t ino, const char *name,
 		 fuse_ino_t ino2, const char *name2)
 {
@@ -678,12 +718,7 @@ static int fault(enum op op, fuse_ino_t ino, const char *name,
 		rel_path(path2, sizeof(path2), ino2, name2);
 	pthread_mutex_lock(&rules_lock);
 	for (r = rules; r && !err; r = r->next) {
-		/* a listing is a listing: readdir rules fail READDIRPLUS too */
-		if ((fnmatch(r->op, op_names[op], 0) &&
-		     (op != OP_READDIRPLUS ||
-		      fnmatch(r->op, op_names[OP_READDIR], 0))) ||
-		    (fnmatch(r->glob, path, 0) &&
-		     (!ino2 || fnmatch(r->glob, path2, 0))))
+		if (!rule_matches(r->op, r->glob, op, path, ino2 ? path2 : NULL))
 			continue;
 		if (r->seen++ < r->after || r->failed >= r->times ||
 		    (r->prob < 1 && next_random(&r->rng) >= r->prob))
@@ -695,6 +730,243 @@ static int fault(enum op op, fuse_ino_t ino, const char *name,
 	if (err)
 		count(OP_FAULTS);
 	return err;
+}
+
+/* Listings that leave entries out */
+
+static int add_hide(const char *glob)
+{
+	struct hide *h = calloc(1, sizeof(*h)), **tail;
+
+	if (!h || !*glob || !(h->glob = strdup(glob))) {
+		free(h);
+		return -1;
+	}
+	pthread_mutex_lock(&hides_lock);
+	for (tail = &hides; *tail; tail = &(*tail)->next)
+		;
+	*tail = h;
+	atomic_store(&have_hides, 1);
+	pthread_mutex_unlock(&hides_lock);
+	return 0;
+}
+
+static void clear_hides(void)
+{
+	struct hide *h;
+
+	pthread_mutex_lock(&hides_lock);
+	atomic_store(&have_hides, 0);
+	while ((h = hides)) {
+		hides = h->next;
+		free(h->glob);
+		free(h);
+	}
+	pthread_mutex_unlock(&hides_lock);
+}
+
+/* Whether a listing of dir (its path, as rel_path() gives it) omits name */
+static int hidden(const char *dir, const char *name)
+{
+	char path[3 * PATH_MAX];
+	struct hide *h;
+	int found = 0;
+
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return 0;
+	snprintf(path, sizeof(path), "%s%s%s", dir, *dir ? "/" : "", name);
+	pthread_mutex_lock(&hides_lock);
+	for (h = hides; h && !found; h = h->next)
+		found = !fnmatch(h->glob, path, 0);
+	pthread_mutex_unlock(&hides_lock);
+	return found;
+}
+
+/* Pause points */
+
+static char *mount_path;	/* absolute, to find the mount in mountinfo */
+
+/*
+ * Whether the mount is still in /proc/self/mountinfo: a lazy unmount
+ * (umount -l) while a request is paused detaches it without telling the
+ * daemon, and the paused request keeps the filesystem alive. 1 when in
+ * doubt.
+ */
+static int still_mounted(void)
+{
+	char *line = NULL, *p, *q, *field[5], *type;
+	size_t len = 0;
+	int i, found = 0;
+	FILE *f;
+
+	if (!mount_path || !(f = fopen("/proc/self/mountinfo", "r")))
+		return 1;
+	while (!found && getline(&line, &len, f) > 0) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ... - TYPE SOURCE ... */
+		p = line;
+		for (i = 0; i < 5; i++)
+			if (!(field[i] = strsep(&p, " ")))
+				break;
+		if (i < 5 || !p || !(type = strstr(p, " - ")))
+			continue;
+		type += 3;
+		if (strncmp(type, "fuse.latencyfs ", 15))
+			continue;
+		/* unescape \ooo (space, tab, newline, backslash) */
+		for (p = q = field[4]; *p; q++) {
+			if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' &&
+			    p[2] >= '0' && p[2] <= '7' && p[3] >= '0' &&
+			    p[3] <= '7') {
+				*q = (p[1] - '0') * 64 + (p[2] - '0') * 8 +
+				     (p[3] - '0');
+				p += 4;
+			} else {
+				*q = *p++;
+			}
+		}
+		*q = '\0';
+		found = !strcmp(field[4], mount_path);
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+static void free_pause(struct pause *r)
+{
+	free(r->op);
+	free(r->glob);
+	free(r);
+}
+
+/* OP:GLOB[:times=N] */
+static int add_pause(const char *spec)
+{
+	char *s = strdup(spec), *p = s, *op, *glob, *kv;
+	struct pause *r = calloc(1, sizeof(*r)), **tail;
+
+	if (!s || !r || !(op = strsep(&p, ":")) || !*op ||
+	    !(glob = strsep(&p, ":")) || !*glob ||
+	    !(r->op = strdup(op)) || !(r->glob = strdup(glob)))
+		goto bad;
+	r->times = 1;
+	while ((kv = strsep(&p, ":"))) {
+		if (strncmp(kv, "times=", 6) || parse_ulong(kv + 6, &r->times))
+			goto bad;
+	}
+	free(s);
+	pthread_mutex_lock(&pauses_lock);
+	for (tail = &pauses; *tail; tail = &(*tail)->next)
+		;
+	*tail = r;
+	atomic_store(&have_pauses, 1);
+	pthread_mutex_unlock(&pauses_lock);
+	return 0;
+bad:
+	free(s);
+	if (r)
+		free_pause(r);
+	return -1;
+}
+
+/* Release every request paused now; under pauses_lock */
+static void release_locked(void)
+{
+	pause_generation++;
+	pthread_cond_broadcast(&pauses_cond);
+}
+
+/* "go" */
+static void release_pauses(void)
+{
+	pthread_mutex_lock(&pauses_lock);
+	release_locked();
+	pthread_mutex_unlock(&pauses_lock);
+}
+
+/* "clear-pauses": no more rules, and go */
+static void clear_pauses(void)
+{
+	struct pause *r;
+
+	pthread_mutex_lock(&pauses_lock);
+	atomic_store(&have_pauses, 0);
+	while ((r = pauses)) {
+		pauses = r->next;
+		free_pause(r);
+	}
+	release_locked();
+	pthread_mutex_unlock(&pauses_lock);
+}
+
+static unsigned paused_now(void)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&pauses_lock);
+	n = nr_paused;
+	pthread_mutex_unlock(&pauses_lock);
+	return n;
+}
+
+/*
+ * Block a request that matches a pause rule with pauses left until "go",
+ * "clear-pauses" or the end of the session (a signal, the kernel ending
+ * the connection, a lazy unmount). At most threads - 1 requests are
+ * paused at once, so that a thread is left for the control file; a
+ * request beyond that is not paused and takes nothing from the rules.
+ */
+static void pause_point(enum op op, fuse_ino_t ino, const char *name,
+			fuse_ino_t ino2, const char *name2)
+{
+	char path[2 * PATH_MAX], path2[2 * PATH_MAX];
+	unsigned long generation;
+	struct timespec ts;
+	struct pause *r;
+	unsigned polls = 0;
+	int mounted;
+
+	if (!atomic_load(&have_pauses))
+		return;
+	rel_path(path, sizeof(path), ino, name);
+	if (ino2)
+		rel_path(path2, sizeof(path2), ino2, name2);
+	pthread_mutex_lock(&pauses_lock);
+	for (r = pauses; r; r = r->next)
+		if (r->paused < r->times &&
+		    rule_matches(r->op, r->glob, op, path, ino2 ? path2 : NULL))
+			break;
+	if (!r || nr_paused + 1 >= opt.threads) {
+		pthread_mutex_unlock(&pauses_lock);
+		return;
+	}
+	r->paused++;
+	nr_paused++;
+	generation = pause_generation;
+	while (generation == pause_generation) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 100 * 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&pauses_cond, &pauses_lock, &ts);
+		if (generation != pause_generation)
+			break;
+		if (session && fuse_session_exited(session)) {
+			release_locked();
+			break;
+		}
+		if (++polls % 5)
+			continue;
+		pthread_mutex_unlock(&pauses_lock);
+		mounted = still_mounted();
+		pthread_mutex_lock(&pauses_lock);
+		if (!mounted)
+			release_locked();
+	}
+	nr_paused--;
+	pthread_mutex_unlock(&pauses_lock);
 }
 
 /* Nodes */
@@ -1037,6 +1309,10 @@ static void ctl_open(fuse_req_t req, struct fuse_file_info *fi)
 			return;
 		}
 		s->len = format_stats(s->buf, sizeof(s->buf));
+		s->len += snprintf(s->buf + s->len, sizeof(s->buf) - s->len,
+				   "paused %u\n", paused_now());
+		if (s->len >= sizeof(s->buf))
+			s->len = sizeof(s->buf) - 1;
 	}
 	fi->fh = (uintptr_t)s;
 	fi->direct_io = 1;
@@ -1069,6 +1345,16 @@ static int ctl_command(char *line)
 		clear_rules();
 	else if (!strncmp(line, "fault ", 6))
 		return add_rule(line + 6);
+	else if (!strcmp(line, "clear-hides"))
+		clear_hides();
+	else if (!strncmp(line, "hide ", 5))
+		return add_hide(line + 5);
+	else if (!strcmp(line, "go"))
+		release_pauses();
+	else if (!strcmp(line, "clear-pauses"))
+		clear_pauses();
+	else if (!strncmp(line, "pause ", 6))
+		return add_pause(line + 6);
 	else
 		return -1;
 	return 0;
@@ -1128,6 +1414,7 @@ static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_entry(req, &e);
 		return;
 	}
+	pause_point(OP_LOOKUP, parent, name, 0, NULL);
 	rpc(OP_LOOKUP);
 	note_lookup(parent, name);
 	err = fault(OP_LOOKUP, parent, name, 0, NULL);
@@ -1166,6 +1453,7 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_attr(req, &st, 0);
 		return;
 	}
+	pause_point(OP_GETATTR, ino, NULL, 0, NULL);
 	count(OP_GETATTR);
 	if (!attrs_cached(ino)) {
 		round_trips(1);
@@ -1242,6 +1530,7 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 		fuse_reply_attr(req, &st, 0);
 		return;
 	}
+	pause_point(OP_SETATTR, ino, NULL, 0, NULL);
 	rpc(OP_SETATTR);
 	err = fault(OP_SETATTR, ino, NULL, 0, NULL);
 	if (!err)
@@ -1268,6 +1557,7 @@ static void ll_access(fuse_req_t req, fuse_ino_t ino, int mask)
 		fuse_reply_err(req, 0);
 		return;
 	}
+	pause_point(OP_ACCESS, ino, NULL, 0, NULL);
 	rpc(OP_ACCESS);
 	err = fault(OP_ACCESS, ino, NULL, 0, NULL);
 	if (!err)
@@ -1286,6 +1576,7 @@ static void ll_readlink(fuse_req_t req, fuse_ino_t ino)
 	ssize_t n = -1;
 	int err;
 
+	pause_point(OP_READLINK, ino, NULL, 0, NULL);
 	rpc(OP_READLINK);
 	err = fault(OP_READLINK, ino, NULL, 0, NULL);
 	if (!err)
@@ -1310,6 +1601,7 @@ static void make_node(fuse_req_t req, enum op op, fuse_ino_t parent,
 	char buf[NAME_MAX + 1];
 	int fd = node_fd(parent), res, err;
 
+	pause_point(op, parent, name, 0, NULL);
 	rpc_create(op, parent, name);
 	err = fault(op, parent, name, 0, NULL);
 	/* the kernel looked the name up, but it may have been created since */
@@ -1357,6 +1649,7 @@ static void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	struct stat st;
 	int err;
 
+	pause_point(OP_LINK, newparent, newname, ino, NULL);
 	rpc_create(OP_LINK, newparent, newname);
 	err = fault(OP_LINK, newparent, newname, ino, NULL);
 	if (!err && fold_name(newparent, newname, buf) != newname)
@@ -1379,6 +1672,7 @@ static void remove_name(fuse_req_t req, enum op op, fuse_ino_t parent,
 	struct stat st;
 	int err, known = 0;
 
+	pause_point(op, parent, name, 0, NULL);
 	rpc(op);
 	attrs_fetched(parent);
 	err = fault(op, parent, name, 0, NULL);
@@ -1415,6 +1709,7 @@ static void ll_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	const char *stored;
 	int err, known = 0, replaced = 0;
 
+	pause_point(OP_RENAME, parent, name, newparent, newname);
 	rpc_create(OP_RENAME, newparent, newname);
 	attrs_fetched(parent);
 	err = fault(OP_RENAME, parent, name, newparent, newname);
@@ -1477,6 +1772,7 @@ static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		ctl_open(req, fi);
 		return;
 	}
+	pause_point(OP_OPEN, ino, NULL, 0, NULL);
 	rpc(OP_OPEN);
 	err = fault(OP_OPEN, ino, NULL, 0, NULL);
 	if (!err)
@@ -1512,6 +1808,7 @@ static void ll_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	const char *stored = name;
 	int err;
 
+	pause_point(OP_CREATE, parent, name, 0, NULL);
 	rpc_create(OP_CREATE, parent, name);
 	err = fault(OP_CREATE, parent, name, 0, NULL);
 	/*
@@ -1548,6 +1845,7 @@ static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		ctl_read(req, size, off, fi);
 		return;
 	}
+	pause_point(OP_READ, ino, NULL, 0, NULL);
 	data(OP_READ);
 	err = fault(OP_READ, ino, NULL, 0, NULL);
 	if (err) {
@@ -1570,6 +1868,7 @@ static void ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		ctl_write(req, buf, size);
 		return;
 	}
+	pause_point(OP_WRITE, ino, NULL, 0, NULL);
 	data(OP_WRITE);
 	err = fault(OP_WRITE, ino, NULL, 0, NULL);
 	if (!err && (n = pwrite(file(fi)->fd, buf, size, off)) < 0)
@@ -1592,6 +1891,7 @@ static void ll_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, 0);
 		return;
 	}
+	pause_point(OP_FLUSH, ino, NULL, 0, NULL);
 	count(OP_FLUSH);
 	round_trips(atomic_exchange(&file(fi)->dirty, 0));
 	fuse_reply_err(req, fault(OP_FLUSH, ino, NULL, 0, NULL));
@@ -1604,6 +1904,7 @@ static void ll_release(fuse_req_t req, fuse_ino_t ino,
 	if (is_ctl(ino)) {
 		free((void *)(uintptr_t)fi->fh);
 	} else {
+		pause_point(OP_RELEASE, ino, NULL, 0, NULL);
 		count(OP_RELEASE);
 		detach_file(file(fi));
 		close(file(fi)->fd);
@@ -1622,6 +1923,7 @@ static void ll_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 		return;
 	}
 	fd = file(fi)->fd;
+	pause_point(OP_FSYNC, ino, NULL, 0, NULL);
 	rpc(OP_FSYNC);
 	atomic_store(&file(fi)->dirty, 0);
 	err = fault(OP_FSYNC, ino, NULL, 0, NULL);
@@ -1636,6 +1938,7 @@ static void ll_opendir(fuse_req_t req, fuse_ino_t ino,
 	struct dir *d = NULL;
 	int fd = -1, err;
 
+	pause_point(OP_OPENDIR, ino, NULL, 0, NULL);
 	rpc(OP_OPENDIR);
 	err = fault(OP_OPENDIR, ino, NULL, 0, NULL);
 	if (!err)
@@ -1713,13 +2016,18 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 {
 	struct dir *d = (struct dir *)(uintptr_t)fi->fh;
 	enum op op = plus ? OP_READDIRPLUS : OP_READDIR;
-	char *buf = malloc(size);
+	char *buf = malloc(size), dir[2 * PATH_MAX];
 	struct fuse_entry_param e;
 	size_t pos = 0, n;
-	int err;
+	int err, hiding = 0;
 
+	pause_point(op, ino, NULL, 0, NULL);
 	count(op);
 	err = buf ? fault(op, ino, NULL, 0, NULL) : ENOMEM;
+	if (!err && atomic_load(&have_hides)) {
+		hiding = 1;
+		rel_path(dir, sizeof(dir), ino, NULL);
+	}
 	if (!err && off != d->offset) {
 		seekdir(d->dp, off);
 		d->offset = off;
@@ -1733,6 +2041,16 @@ static void do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 				err = errno;
 				break;
 			}
+		}
+		/*
+		 * Left out, as if read before it was created: the next entry
+		 * sent carries its own offset, so a listing resumed from any
+		 * offset sent goes on where it should. d->offset stays that
+		 * of the last entry sent, dp is past the hidden one.
+		 */
+		if (hiding && hidden(dir, d->next->d_name)) {
+			d->next = NULL;
+			continue;
 		}
 		memset(&e, 0, sizeof(e));
 		e.attr.st_ino = d->next->d_ino;
@@ -1773,11 +2091,12 @@ static void ll_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
 	do_readdir(req, ino, size, off, fi, 1);
 }
 
-static void ll_releasedir(fuse_req_t req, fuse_ino_t ino UNUSED,
+static void ll_releasedir(fuse_req_t req, fuse_ino_t ino,
 			  struct fuse_file_info *fi)
 {
 	struct dir *d = (struct dir *)(uintptr_t)fi->fh;
 
+	pause_point(OP_RELEASEDIR, ino, NULL, 0, NULL);
 	count(OP_RELEASEDIR);
 	closedir(d->dp);
 	free(d);
@@ -1789,6 +2108,7 @@ static void ll_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
 {
 	int fd = dirfd(((struct dir *)(uintptr_t)fi->fh)->dp), err;
 
+	pause_point(OP_FSYNCDIR, ino, NULL, 0, NULL);
 	rpc(OP_FSYNCDIR);
 	err = fault(OP_FSYNCDIR, ino, NULL, 0, NULL);
 	if (!err && (datasync ? fdatasync(fd) : fsync(fd)))
@@ -1804,6 +2124,7 @@ static void ll_statfs(fuse_req_t req, fuse_ino_t ino)
 
 	if (is_ctl(ino))
 		ino = FUSE_ROOT_ID;
+	pause_point(OP_STATFS, ino, NULL, 0, NULL);
 	rpc(OP_STATFS);
 	err = fault(OP_STATFS, ino, NULL, 0, NULL);
 	if (locate(ino, &pl, NULL))
@@ -1849,7 +2170,7 @@ static const struct fuse_lowlevel_ops ops = {
 
 /* Start-up */
 
-enum { KEY_FAULT, KEY_DEBUG };
+enum { KEY_FAULT, KEY_HIDE, KEY_DEBUG };
 
 #define OPT(t, field) { t, offsetof(struct options, field), 1 }
 
@@ -1868,6 +2189,7 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("-h", help),
 	OPT("--help", help),
 	FUSE_OPT_KEY("fault=", KEY_FAULT),
+	FUSE_OPT_KEY("hide=", KEY_HIDE),
 	FUSE_OPT_KEY("-d", KEY_DEBUG),
 	FUSE_OPT_END
 };
@@ -1890,6 +2212,7 @@ static const char usage[] =
 "                        implies entry_timeout=0\n"
 "  -o fault=OP:GLOB:ERRNO[:after=N][:times=N][:prob=P][:seed=N]\n"
 "                        fail matching requests (repeatable)\n"
+"  -o hide=GLOB          leave matching paths out of listings (repeatable)\n"
 "\n"
 "Other -o options go to libfuse (allow_other, ...). Counters and commands:\n"
 "MOUNTPOINT/" CTL_NAME "; see README.md.\n";
@@ -1902,6 +2225,11 @@ static int opt_proc(void *data UNUSED, const char *arg, int key,
 		if (!add_rule(arg + strlen("fault=")))
 			return 0;
 		fprintf(stderr, "latencyfs: bad fault '%s'\n", arg);
+		return -1;
+	case KEY_HIDE:
+		if (!add_hide(arg + strlen("hide=")))
+			return 0;
+		fprintf(stderr, "latencyfs: bad hide '%s'\n", arg);
 		return -1;
 	case KEY_DEBUG:
 		opt.foreground = 1;
@@ -2029,8 +2357,15 @@ int main(int argc, char **argv)
 	struct fuse_loop_config *config;
 	struct fuse_session *se;
 	static sigset_t set;
+	pthread_condattr_t condattr;
 	pthread_t thread;
 	int ret = 1;
+
+	/* pause points wait with timeouts on the monotonic clock */
+	if (pthread_condattr_init(&condattr) ||
+	    pthread_condattr_setclock(&condattr, CLOCK_MONOTONIC) ||
+	    pthread_cond_init(&pauses_cond, &condattr))
+		return 1;
 
 	if (fuse_opt_parse(&args, &opt, opt_spec, opt_proc) ||
 	    (!opt.help && (!backing || !mountpoint || !opt.threads ||
@@ -2057,9 +2392,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	backing_len = strlen(backing);
+	/* libfuse unmounts by this path, after daemonize() went to / */
+	mountpoint = absolute(mountpoint);
 	opt.stats = absolute(opt.stats);
 	opt.pidfile = absolute(opt.pidfile);
 	prctl(PR_SET_TIMERSLACK, 1UL);
+	mount_path = realpath(mountpoint, NULL);
 
 	if (fuse_opt_insert_arg(&args, 1,
 				"-ofsname=latencyfs,subtype=latencyfs"))
@@ -2067,6 +2405,7 @@ int main(int argc, char **argv)
 	se = fuse_session_new(&args, &ops, sizeof(ops), NULL);
 	if (!se)
 		return 1;
+	session = se;
 	if (fuse_set_signal_handlers(se) || fuse_session_mount(se, mountpoint))
 		goto out;
 	if (opt.foreground)

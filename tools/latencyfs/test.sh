@@ -733,6 +733,207 @@ test_fold_plus () {
 }
 t "casefold: a READDIRPLUS listing, then names in other cases" test_fold_plus
 
+# Listings that leave entries out (hide)
+
+H=$tmp/hide/mnt
+
+test_hide () {
+	start hide "delay_us=0,hide=d/h*" &&
+	mkdir "$tmp/hide/back/d" &&
+	for f in a b h1 h2
+	do
+		echo "$f" >"$tmp/hide/back/d/$f" || return 1
+	done &&
+	names "$H/d" a b &&
+	# found by name all the same
+	sys stat "$H/d/h1" read "$H/d/h2" >"$tmp/out" &&
+	out ok ok &&
+	test "$(cat "$H/d/h1")" = h1 &&
+	ls "$H/d/h2" >/dev/null &&
+	rm "$H/d/h1" &&
+	test ! -e "$tmp/hide/back/d/h1" &&
+	# from the control file, and a name in the root ("" as the directory)
+	: >"$tmp/hide/back/top" &&
+	ctl_h "hide */b" "hide top" &&
+	names "$H/d" a &&
+	names "$H" d &&
+	ctl_h clear-hides &&
+	names "$H/d" a b h2 &&
+	names "$H" d top
+}
+ctl_h () {
+	printf '%s\n' "$@" >"$H/.latencyfs"
+}
+t "hide: listings leave matching paths out; lookups, stat, unlink find them" \
+	test_hide
+
+# hidden_listing MOUNT: list big/ of MOUNT (2000 entries, several
+# requests) with every name ending in 7-... hidden: what is left, no
+# more, no less, in $tmp/listed and $tmp/want
+hidden_listing () {
+	printf 'hide big/f???7-*\n' >"$tmp/$1/mnt/.latencyfs" &&
+	ops "$1" list "$tmp/$1/mnt/big" &&
+	out ok &&
+	LC_ALL=C ls "$tmp/$1/mnt/big" >"$tmp/listed" &&
+	LC_ALL=C ls "$tmp/$1/back/big" | grep -v '^f...7-' >"$tmp/want" &&
+	printf 'clear-hides\n' >"$tmp/$1/mnt/.latencyfs" &&
+	test "$(wc -l <"$tmp/want")" = 1800 &&
+	cmp "$tmp/listed" "$tmp/want" &&
+	test "$(ls "$tmp/$1/mnt/big" | wc -l)" = 2000
+}
+
+test_hide_offsets () {
+	hidden_listing count &&
+	at_least "$(awk '$1 == "readdirplus" { print $2 }' "$tmp/ops")" 10 &&
+	hidden_listing plain &&
+	at_least "$(awk '$1 == "readdir" { print $2 }' "$tmp/ops")" 4
+}
+t "hide: a listing of many requests resumes at the right offsets" \
+	test_hide_offsets
+
+# Pause points
+
+Z=$tmp/pause/mnt
+
+# paused N: N requests of the pause mount are paused now
+paused () {
+	grep -qx "paused $1" "$Z/.latencyfs"
+}
+
+ctl_z () {
+	printf '%s\n' "$@" >"$Z/.latencyfs"
+}
+
+test_pause () {
+	start pause delay_us=0 &&
+	mkdir "$tmp/pause/back/dir" &&
+	: >"$tmp/pause/back/dir/a" &&
+	paused 0 &&
+	ctl_z "pause readdir:dir" &&
+	{ timeout 20 ls "$Z/dir" >"$tmp/ls.out" & } &&
+	bg=$! &&
+	wait_for paused 1 &&
+	kill -0 "$bg" &&
+	# the control file and other directories work meanwhile; another
+	# client creates a file in the directory (through the mount, a
+	# create there would wait: the kernel holds the directory's lock
+	# during a READDIR)
+	ctl_z reset &&
+	: >"$Z/elsewhere" &&
+	sys stat "$Z/dir/a" >"$tmp/out" &&
+	out ok &&
+	: >"$tmp/pause/back/dir/new" &&
+	paused 1 &&
+	kill -0 "$bg" &&
+	grep -qx "readdirplus 0" "$Z/.latencyfs" &&
+	ctl_z go &&
+	wait "$bg" &&
+	test "$(cat "$tmp/ls.out" | tr '\n' ' ')" = "a new " &&
+	paused 0 &&
+	# paused once (times=1): the next listing goes through
+	timeout 20 ls "$Z/dir" >/dev/null
+}
+t "pause: a listing blocks until go; the control file shows it" test_pause
+
+test_pause_times () {
+	mkdir "$tmp/pause/back/t" &&
+	ctl_z clear-pauses "pause lookup:t/*:times=2" &&
+	for i in 1 2 3
+	do
+		{ timeout 20 python3 -I "$tmp/sys.py" stat "$Z/t/x$i" \
+			>"$tmp/stat$i.out" & }
+	done &&
+	wait_for paused 2 &&
+	# the third is not paused, the other two are
+	wait_for one_done &&
+	sleep 0.2 &&
+	one_done &&
+	paused 2 &&
+	ctl_z go &&
+	wait &&
+	test "$(cat "$tmp/stat1.out" "$tmp/stat2.out" "$tmp/stat3.out")" = \
+		"$(printf 'ENOENT\nENOENT\nENOENT')" &&
+	paused 0
+}
+# one_done: exactly one of the three stats has finished
+one_done () {
+	test "$(cat "$tmp/stat1.out" "$tmp/stat2.out" "$tmp/stat3.out" |
+		wc -l)" = 1
+}
+t "pause: times=N pauses N requests, then none" test_pause_times
+
+test_pause_clear () {
+	ctl_z "pause opendir:dir" &&
+	{ timeout 20 ls "$Z/dir" >/dev/null & } &&
+	bg=$! &&
+	wait_for paused 1 &&
+	# no lock held during an OPENDIR: a create through the mount
+	: >"$Z/dir/during" &&
+	ctl_z clear-pauses &&
+	wait "$bg" &&
+	paused 0 &&
+	# the rule is gone
+	ctl_z "pause opendir:other" &&
+	timeout 20 ls "$Z/dir" >/dev/null &&
+	ctl_z clear-pauses
+}
+t "pause: clear-pauses releases the paused requests and removes the rules" \
+	test_pause_clear
+
+test_pause_bad () {
+	! ctl_z "pause readdir" 2>/dev/null &&
+	! ctl_z "pause readdir:" 2>/dev/null &&
+	! ctl_z "pause readdir:dir:times=x" 2>/dev/null &&
+	! ctl_z "pause readdir:dir:after=1" 2>/dev/null &&
+	! ctl_z "hide " 2>/dev/null &&
+	# and the stats file has the counters only
+	pid=$(cat "$tmp/pause/pid") &&
+	rm -f "$tmp/pause/stats" &&
+	kill -USR1 "$pid" &&
+	wait_for test -f "$tmp/pause/stats" &&
+	! grep -q paused "$tmp/pause/stats" &&
+	grep -q '^paused 0$' "$Z/.latencyfs"
+}
+t "pause and hide: bad commands fail; paused is not in the stats file" \
+	test_pause_bad
+
+test_pause_exit () {
+	ctl_z "pause readdir:dir" &&
+	{ timeout 20 ls "$Z/dir" >/dev/null 2>&1 & } &&
+	bg=$! &&
+	wait_for paused 1 &&
+	pid=$(cat "$tmp/pause/pid") &&
+	kill -TERM "$pid" &&
+	# released, and the daemon is gone (no hang in the join of its
+	# threads); the listing may fail, the connection ends
+	wait_for test ! -e "$tmp/pause/pid" &&
+	wait_for not_running "$pid" &&
+	{ wait "$bg"; test $? != 124; } &&
+	! mounted "$Z"
+}
+not_running () {
+	! kill -0 "$1" 2>/dev/null
+}
+t "pause: the daemon exits on SIGTERM with a request paused" test_pause_exit
+
+test_pause_lazy () {
+	start lazy delay_us=0 &&
+	mkdir "$tmp/lazy/back/dir" &&
+	: >"$tmp/lazy/back/dir/a" &&
+	pid=$(cat "$tmp/lazy/pid") &&
+	printf 'pause readdir:dir\n' >"$tmp/lazy/mnt/.latencyfs" &&
+	{ timeout 20 ls "$tmp/lazy/mnt/dir" >"$tmp/ls.out" & } &&
+	bg=$! &&
+	wait_for grep -qx "paused 1" "$tmp/lazy/mnt/.latencyfs" &&
+	{ fusermount3 -u -z "$tmp/lazy/mnt" 2>/dev/null ||
+	  umount -l "$tmp/lazy/mnt"; } &&
+	# the daemon notices the mount is gone within a second
+	wait "$bg" &&
+	test "$(cat "$tmp/ls.out")" = a &&
+	wait_for not_running "$pid"
+}
+t "pause: a lazy unmount releases the paused requests" test_pause_lazy
+
 # Signals and unmounting
 
 test_signals () {
