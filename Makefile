@@ -6,7 +6,9 @@
 #   make test         the whole upstream suite plus ours (see README.md)
 #   make test-quick   the scripts for the areas the series touches
 #   make test-mount   the suite with its trash directories on a latencyfs
-#                     mount, nfsgit and (where it fails) stock
+#                     mount, nfsgit and (where it fails) stock; then the
+#                     checkout, clean, status, worktree, submodule and
+#                     case-insensitive scripts again on a casefold mount
 #   make test-faults  faults in the middle of a checkout, stock and nfsgit
 #                     side by side (tools/fault-compare)
 #   make stock        the two peers of every comparison, built the same
@@ -147,6 +149,7 @@ test-quick: build latencyfs
 
 test-mount: build stock latencyfs
 	tools/test-mount --jobs $(JOBS) --list tools/mount-tests
+	tools/test-mount --jobs $(JOBS) --list tools/mount-tests-casefold --casefold
 
 test-faults: install stock latencyfs
 	tools/fault-compare
