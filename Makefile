@@ -11,6 +11,11 @@
 #                     case-insensitive scripts again on a casefold mount
 #   make test-faults  faults in the middle of a checkout, stock and nfsgit
 #                     side by side (tools/fault-compare)
+#   make test-diff-quick  the differential tester's CI slice: fixed seeds,
+#                     stock and nfsgit side by side on latencyfs
+#                     (tools/difftest, a few minutes)
+#   make test-diff DURATION=7200  the same from random seeds for as long
+#                     as asked (default 600 s); cases in build/difftest
 #   make stock        the two peers of every comparison, built the same
 #                     way as nfsgit: pristine upstream (the base) in
 #                     build/stock, Debian stable's Git in build/stable
@@ -56,7 +61,7 @@ endef
 export CONFIG_MAK
 
 .PHONY: all deps fetch tree build install stock test test-quick test-stock \
-	test-mount test-faults export latencyfs demo bench bench-quick clean FORCE \
+	test-mount test-faults test-diff test-diff-quick export latencyfs demo bench bench-quick clean FORCE \
 	deb test-deb gix
 
 all: install
@@ -153,6 +158,20 @@ test-mount: build stock latencyfs
 
 test-faults: install stock latencyfs
 	tools/fault-compare
+
+# The differential tester (tools/difftest, TESTING.md): the CI slice is
+# a fixed list of seeds; the long run starts from a seed drawn from the
+# clock unless SEED is given.  Both use the installed binaries (make,
+# make stock) as they are; NFSGIT= names another nfsgit binary.
+DIFF_SEEDS ?= 1-60
+DURATION ?= 600
+NFSGIT ?= $(prefix)/bin/git
+test-diff-quick: latencyfs
+	tools/difftest --seeds $(DIFF_SEEDS) --no-shrink --nfsgit $(NFSGIT)
+
+test-diff: latencyfs
+	tools/difftest --seeds $(or $(SEED),$$(date +%s))-999999999 \
+		--duration $(DURATION) --nfsgit $(NFSGIT)
 
 test-stock: stock
 	tools/run-tests --jobs $(JOBS) --local-only build/stock
