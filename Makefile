@@ -147,6 +147,7 @@ latencyfs: deps
 test: install latencyfs
 	$(MAKE) -C build/git/t test-lint
 	tools/run-tests --jobs $(JOBS) --extra tools/latencyfs/test.sh build/git
+	$(MAKE) test-diff-quick
 
 test-quick: build latencyfs
 	tools/run-tests --jobs $(JOBS) --list tools/quick-tests \
@@ -160,16 +161,20 @@ test-faults: install stock latencyfs
 	tools/fault-compare
 
 # The differential tester (tools/difftest, TESTING.md): the CI slice is
-# a fixed list of seeds; the long run starts from a seed drawn from the
+# a fixed list of seeds, run by "make test" after the suite (a
+# divergence fails it); the long run starts from a seed drawn from the
 # clock unless SEED is given.  Both use the installed binaries (make,
-# make stock) as they are; NFSGIT= names another nfsgit binary.
+# make stock) as they are, and build stock 2.55.0 if it is not there;
+# NFSGIT= names another nfsgit binary.
 DIFF_SEEDS ?= 1-60
 DURATION ?= 600
 NFSGIT ?= $(prefix)/bin/git
 test-diff-quick: latencyfs
+	@test -x $(stock_prefix)/bin/git || $(MAKE) stock
 	tools/difftest --seeds $(DIFF_SEEDS) --no-shrink --nfsgit $(NFSGIT)
 
 test-diff: latencyfs
+	@test -x $(stock_prefix)/bin/git || $(MAKE) stock
 	tools/difftest --seeds $(or $(SEED),$$(date +%s))-999999999 \
 		--duration $(DURATION) --nfsgit $(NFSGIT)
 
