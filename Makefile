@@ -60,7 +60,7 @@ NO_TCLTK = YesPlease
 endef
 export CONFIG_MAK
 
-.PHONY: all deps fetch tree build install stock test test-quick test-stock \
+.PHONY: all deps fetch tree build install stock stock-base test test-quick test-stock \
 	test-mount test-faults test-diff test-diff-quick export latencyfs demo bench bench-quick clean FORCE \
 	deb test-deb gix
 
@@ -105,17 +105,20 @@ build/stable/Makefile: | $(STABLE_TARBALL)
 
 # A tree unpacked from another version's tarball is replaced (UPSTREAM
 # changed since it was unpacked).
-stock: deps fetch $(STABLE_TARBALL)
-	@test "$$(cat build/stock/version 2>/dev/null)" = $(UPSTREAM_VERSION) || rm -rf build/stock
+# stock-base: the base alone (what the differential tester compares with).
+stock: stock-base $(STABLE_TARBALL)
 	@test "$$(cat build/stable/version 2>/dev/null)" = $(STABLE_VERSION) || rm -rf build/stable
-	$(MAKE) build/stock/Makefile build/stock/config.mak \
-		build/stable/Makefile build/stable/config.mak
-	$(MAKE) -C build/stock -j$(JOBS) prefix=$(stock_prefix) all
-	$(MAKE) -C build/stock -j$(JOBS) prefix=$(stock_prefix) install >/dev/null
+	$(MAKE) build/stable/Makefile build/stable/config.mak
 	$(MAKE) -C build/stable -j$(JOBS) prefix=$(stable_prefix) all
 	$(MAKE) -C build/stable -j$(JOBS) prefix=$(stable_prefix) install >/dev/null
-	@echo "installed: $(stock_prefix)/bin/git ($$($(stock_prefix)/bin/git version))"
 	@echo "installed: $(stable_prefix)/bin/git ($$($(stable_prefix)/bin/git version))"
+
+stock-base: deps fetch
+	@test "$$(cat build/stock/version 2>/dev/null)" = $(UPSTREAM_VERSION) || rm -rf build/stock
+	$(MAKE) build/stock/Makefile build/stock/config.mak
+	$(MAKE) -C build/stock -j$(JOBS) prefix=$(stock_prefix) all
+	$(MAKE) -C build/stock -j$(JOBS) prefix=$(stock_prefix) install >/dev/null
+	@echo "installed: $(stock_prefix)/bin/git ($$($(stock_prefix)/bin/git version))"
 
 export:
 	@tools/export-series
@@ -170,11 +173,11 @@ DIFF_SEEDS ?= 1-60
 DURATION ?= 600
 NFSGIT ?= $(prefix)/bin/git
 test-diff-quick: latencyfs
-	@test -x $(stock_prefix)/bin/git || $(MAKE) stock
+	@test -x $(stock_prefix)/bin/git || $(MAKE) stock-base
 	tools/difftest --seeds $(DIFF_SEEDS) --no-shrink --nfsgit $(NFSGIT)
 
 test-diff: latencyfs
-	@test -x $(stock_prefix)/bin/git || $(MAKE) stock
+	@test -x $(stock_prefix)/bin/git || $(MAKE) stock-base
 	tools/difftest --seeds $(or $(SEED),$$(date +%s))-999999999 \
 		--duration $(DURATION) --nfsgit $(NFSGIT)
 
