@@ -178,7 +178,7 @@ test-diff-quick: latencyfs
 
 test-diff: latencyfs
 	@test -x $(stock_prefix)/bin/git || $(MAKE) stock-base
-	tools/difftest --seeds $(or $(SEED),$$(date +%s))-999999999 \
+	tools/difftest --seeds $(or $(SEED),$$(date +%s))-99999999999 \
 		--duration $(DURATION) --nfsgit $(NFSGIT)
 
 test-stock: stock
