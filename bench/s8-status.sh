@@ -9,6 +9,12 @@
 #                 for 30 s, attributes for 3 s)
 #   100 changed   the same with 100 files changed (a line appended;
 #                 picked with a fixed seed) and 20 new untracked files
+#   racy          the clean tree as right after a checkout that wrote
+#                 the files and the index within a second: every file
+#                 and the index have the same mtime, so every entry is
+#                 racily clean and must be read (Git compares times to
+#                 the second); status, diff --quiet and add -A, each
+#                 from that index (restored before each run)
 #
 #   bench/s8-status.sh [--stock GIT] [--stable GIT] [--nfsgit GIT]
 #                      [--delay-us N]... [--local] [--quick] [--reps N]
@@ -51,8 +57,8 @@ linux-6.1) TAG=v6.1 TREE="Linux 6.1's work tree" ;;
 esac
 
 G=$SETUP_GIT
-CASES="clean warm changed"
-test -z "$QUICK" || CASES="clean warm"
+CASES="clean warm changed racy"
+test -z "$QUICK" || CASES="clean warm racy"
 GIX=$(bench_gix)
 
 # prep DIR CASE: the work tree DIR/wt for CASE
@@ -78,6 +84,24 @@ for i in range(20):
 	fi
 	sleep 1
 	"$G" -C "$dir/wt" update-index -q --refresh || :
+	if test "$case" = racy
+	then
+		# every file and the index in one second, a minute ago; the
+		# index that records those times is restored before each run
+		(cd "$dir/wt" && "$G" ls-files -z |
+		"$PYTHON" -c '
+import os, sys, time
+t = int(time.time()) - 60
+for p in sys.stdin.buffer.read().split(b"\0"):
+    if p:
+        os.utime(p, (t, t), follow_symlinks=False)
+with open(".git/racy-time", "w") as f:
+    f.write("%d\n" % t)
+') || bench_die "cannot set the times"
+		"$G" -C "$dir/wt" update-index -q --refresh
+		touch -d "@$(cat "$dir/wt/.git/racy-time")" "$dir/wt/.git/index"
+		cp -p "$dir/wt/.git/index" "$dir/wt.racy-index"
+	fi
 	# the directories for the floor, outside the work tree
 	(cd "$dir/wt" && find . -path ./.git -prune -o -type d -print) \
 		>"$dir/wt.dirs" || bench_die "cannot list the work tree"
@@ -93,15 +117,27 @@ do
 		clean) label="status, clean work tree" ;;
 		warm) label="status, clean work tree, warm caches" ;;
 		changed) label="status, 100 files changed, 20 untracked" ;;
+		racy) label="status, every entry racily clean" ;;
 		esac
 		bench_say "s8: preparing the work tree for $c on $fs"
 		prep "$dir" "$c"
 		test "$REPO" = medium || label="$label ($REPO)"
+		setup=:
+		test "$c" != racy || setup="cp -p wt.racy-index wt/.git/index"
 		for v in $BENCH_VARIANTS
 		do
 			g=$(bench_git "$v")
+			if test "$c" = racy
+			then
+				for cmd in "diff --quiet" "add -A"
+				do
+					bench_case s8 "$cmd, every entry racily clean" \
+						"$fs" "$v" "$setup" \
+						"cd \"\$R/wt\" && $g $cmd" || failed=1
+				done
+			fi
 			test "$c" != warm || BENCH_WARM="cd wt && $g status >/dev/null"
-			bench_case s8 "$label" "$fs" "$v" : \
+			bench_case s8 "$label" "$fs" "$v" "$setup" \
 				"cd \"\$R/wt\" && $g status >/dev/null" ||
 				failed=1
 			BENCH_WARM=
@@ -109,7 +145,7 @@ do
 		if test -n "$GIX"
 		then
 			test "$c" != warm || BENCH_WARM="cd wt && $GIX status >/dev/null"
-			bench_case s8 "$label" "$fs" "$(bench_gix_label "$GIX")" : \
+			bench_case s8 "$label" "$fs" "$(bench_gix_label "$GIX")" "$setup" \
 				"cd \"\$R/wt\" && $GIX status >/dev/null" ||
 				failed=1
 			BENCH_WARM=
@@ -117,12 +153,12 @@ do
 			bench_skip s8 "$label" "$fs" gitoxide "gix not installed (bench/README.md)"
 		fi
 		# the floor is that of cold caches
-		test "$c" = warm ||
+		test "$c" = warm || test "$c" = racy ||
 		bench_case s8 "$label" "$fs" "listings only" : \
 			"cd \"\$R/wt\" && '$FLOOR' \"$dir/wt.dirs\"" ||
 			failed=1
 	done
-	rm -rf "$dir/wt" "$dir/wt.dirs"
+	rm -rf "$dir/wt" "$dir/wt.dirs" "$dir/wt.racy-index"
 done
 
 case $REPO in
