@@ -14,6 +14,19 @@
 # and ctimes; the files are older than a second, so no entry is racily
 # clean).
 #
+# The second case is the same prologue on a real project's history
+# (make-data ci): a work tree of 5,769 files in a deep tree, 934 refs (532
+# remote branches, 399 tags), 200 commits behind origin (bench-data/
+# ci/origin.git, 999 refs: 39 new branches, 30 moved, 29 new tags), with
+# 500 build outputs (250 *.o next to the sources, 250 under build/); its
+# HEAD is detached at origin/main, as the previous job's "checkout -f" left
+# it. Besides the four commands together ("CI prologue: real history"),
+# each step is timed alone ("CI step N: ..."), right after the same git
+# ran the steps before it on the fresh mount (the warm-up, BENCH_WARM in
+# lib.sh: not timed, not counted), so that each step has its own wall
+# time and round trips, with the caches and racily clean entries the
+# steps before leave. Without --quick only.
+#
 #   bench/s9-ci-prologue.sh [--stock GIT] [--stable GIT] [--nfsgit GIT]
 #                           [--delay-us N]... [--local] [--quick] [--reps N]
 #                           [--out FILE]
@@ -21,6 +34,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 bench_parse_args "$@"
 "$BENCH_DIR/make-data" medium
+"$BENCH_DIR/make-data" ci
 bench_init
 
 G=$SETUP_GIT
@@ -46,6 +60,28 @@ for d in range(50):
 	"$G" -C "$t" update-index -q --refresh
 }
 
+# prep_ci DIR: DIR/ci-0, the runner's work tree
+prep_ci () {
+	rm -rf "$1/ci-0" "$1/wt"
+	cp -a "$BENCH_DATA/ci/runner" "$1/ci-0"
+	rm -f "$1/ci-0/.git/nfsgit-bench-complete"
+	"$G" -C "$1/ci-0" remote set-url origin "$BENCH_DATA/ci/origin.git"
+	"$G" -C "$1/ci-0" update-index -q --refresh
+}
+
+ci_steps=(
+	"fetch -q origin"
+	"checkout -q -f origin/main"
+	"clean -q -ffdx"
+	"reset -q --hard"
+)
+ci_names=(
+	"fetch origin"
+	"checkout -f origin/main"
+	"clean -ffdx"
+	"reset --hard"
+)
+
 failed=0
 for fs in $(bench_fs_list)
 do
@@ -64,16 +100,53 @@ do
 			failed=1
 	done
 	rm -rf "$dir/template" "$dir/wt"
+
+	bench_say "s9: preparing the runner's work tree (ci) on $fs"
+	prep_ci "$dir"
+	for v in $BENCH_VARIANTS
+	do
+		g=$(bench_git "$v")
+		bench_case s9 "CI prologue: real history (934 refs, 200 commits behind, 500 build outputs)" "$fs" "$v" \
+			'rm -rf wt && cp -a ci-0 wt && "$SETUP_GIT" -C wt update-index -q --refresh' \
+			"cd \"\$R/wt\" && $g ${ci_steps[0]} && $g ${ci_steps[1]} && $g ${ci_steps[2]} && $g ${ci_steps[3]}" ||
+			failed=1
+	done
+	if test -z "$QUICK"
+	then
+		for n in 0 1 2 3
+		do
+			for v in $BENCH_VARIANTS
+			do
+				g=$(bench_git "$v")
+				# the steps before this one, by the same git, on the
+				# mount, before the counters are reset
+				BENCH_WARM="cd wt"
+				for ((i = 0; i < n; i++))
+				do
+					BENCH_WARM="$BENCH_WARM && $g ${ci_steps[$i]}"
+				done
+				test $n -gt 0 || BENCH_WARM=
+				bench_case s9 "CI step $((n + 1)): ${ci_names[$n]} (real history)" "$fs" "$v" \
+					'rm -rf wt && cp -a ci-0 wt && "$SETUP_GIT" -C wt update-index -q --refresh' \
+					"cd \"\$R/wt\" && $g ${ci_steps[$n]}" ||
+					failed=1
+			done
+		done
+		BENCH_WARM=
+	fi
+	rm -rf "$dir/ci-0" "$dir/wt"
 done
 
-bench_table s9 "### a CI job's prologue in a reused work tree (Git 2.47.3 → near, 1000 build outputs)"
+bench_table s9 "### a CI job's prologue in a reused work tree (Git 2.47.3 → near, 1000 build outputs; a real history, make-data ci)"
 cat <<EOF
 Wall time: median (min–max) of $REPS runs, each on a fresh copy of the
 work tree, latencyfs remounted before each run (cold caches). Ratios:
 each stock Git's median / nfsgit's (above 1: nfsgit is faster). Round
 trips: total delayed requests (latencyfs "round_trips"), of the four
 commands together; by type below (median over the runs; "neg" =
-negative lookups).
+negative lookups). A "CI step" row times and counts that step alone,
+run right after the same git ran the steps before it on the fresh mount
+(not timed, not counted).
 
 
 EOF
