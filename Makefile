@@ -20,6 +20,10 @@
 #                     way as nfsgit: pristine upstream (the base) in
 #                     build/stock, Debian stable's Git in build/stable
 #   make export       write build/git's series to patches/
+#   make rebase-check UPSTREAM_REF=master  apply patches/ on another
+#                     upstream commit and report, per patch, applies /
+#                     merges / conflicts (tools/rebase-check; the
+#                     repository: UPSTREAM_REPO, default github.com/git/git)
 #   make deb          Debian's packages of the pinned release plus the
 #                     series, in build/deb (tools/make-deb; for another
 #                     Debian release than this machine's: DEB_RELEASE=trixie)
@@ -62,7 +66,7 @@ export CONFIG_MAK
 
 .PHONY: all deps fetch tree build install stock stock-base test test-quick test-stock \
 	test-mount test-faults test-diff test-diff-quick export latencyfs demo bench bench-quick clean FORCE \
-	deb test-deb gix
+	deb test-deb gix rebase-check
 
 all: install
 
@@ -180,6 +184,11 @@ test-diff: latencyfs
 	@test -x $(stock_prefix)/bin/git || $(MAKE) stock-base
 	tools/difftest --seeds $(or $(SEED),$$(date +%s))-99999999999 \
 		--duration $(DURATION) --nfsgit $(NFSGIT)
+
+UPSTREAM_REF ?= master
+UPSTREAM_REPO ?= https://github.com/git/git.git
+rebase-check:
+	tools/rebase-check --repo $(UPSTREAM_REPO) $(UPSTREAM_REF)
 
 test-stock: stock
 	tools/run-tests --jobs $(JOBS) --local-only build/stock
