@@ -20,6 +20,10 @@
 #                     way as nfsgit: pristine upstream (the base) in
 #                     build/stock, Debian stable's Git in build/stable
 #   make export       write build/git's series to patches/
+#   make export-upstream  each topic as a mailing-list series in
+#                     build/upstream-series (format-patch --cover-letter,
+#                     your git identity, Signed-off-by), checked with
+#                     git am on a clean base (tools/export-upstream)
 #   make rebase-check UPSTREAM_REF=master  apply patches/ on another
 #                     upstream commit and report, per patch, applies /
 #                     merges / conflicts (tools/rebase-check; the
@@ -66,7 +70,7 @@ export CONFIG_MAK
 
 .PHONY: all deps fetch tree build install stock stock-base test test-quick test-stock \
 	test-mount test-faults test-diff test-diff-quick export latencyfs demo bench bench-quick clean FORCE \
-	deb test-deb gix rebase-check
+	deb test-deb gix rebase-check export-upstream
 
 all: install
 
@@ -187,6 +191,9 @@ test-diff: latencyfs
 
 UPSTREAM_REF ?= master
 UPSTREAM_REPO ?= https://github.com/git/git.git
+export-upstream: tree
+	tools/export-upstream
+
 rebase-check:
 	tools/rebase-check --repo $(UPSTREAM_REPO) $(UPSTREAM_REF)
 
