@@ -17,7 +17,7 @@
 # The second case is the same prologue on a real project's history
 # (make-data ci): a work tree of 5,769 files in a deep tree, 934 refs (532
 # remote branches, 399 tags), 200 commits behind origin (bench-data/
-# ci/origin.git, 999 refs: 39 new branches, 30 moved, 29 new tags), with
+# ci/origin.git, 999 refs: 38 new branches, 29 moved, 29 new tags), with
 # 500 build outputs (250 *.o next to the sources, 250 under build/); its
 # HEAD is detached at origin/main, as the previous job's "checkout -f" left
 # it. Besides the four commands together ("CI prologue: real history"),
