@@ -25,7 +25,10 @@
 # ran the steps before it on the fresh mount (the warm-up, BENCH_WARM in
 # lib.sh: not timed, not counted), so that each step has its own wall
 # time and round trips, with the caches and racily clean entries the
-# steps before leave. Without --quick only.
+# steps before leave. A last case runs reset --hard for every git after
+# nfsgit ran the steps before it: how many entries a checkout leaves
+# racily clean depends on its speed, and this compares the resets on the
+# same work tree. Without --quick only.
 #
 #   bench/s9-ci-prologue.sh [--stock GIT] [--stable GIT] [--nfsgit GIT]
 #                           [--delay-us N]... [--local] [--quick] [--reps N]
@@ -132,6 +135,26 @@ do
 					failed=1
 			done
 		done
+		# reset --hard from the same state for every git: the steps
+		# before it by nfsgit. How many entries a checkout leaves
+		# racily clean (written in the second the index was) depends
+		# on how fast it was, and the reset reads each of them again;
+		# here each git resets the work tree nfsgit's checkout left.
+		n=$((${#ci_steps[@]} - 1))
+		ng=$(bench_git nfsgit)
+		for v in $BENCH_VARIANTS
+		do
+			g=$(bench_git "$v")
+			BENCH_WARM="cd wt"
+			for ((i = 0; i < n; i++))
+			do
+				BENCH_WARM="$BENCH_WARM && $ng ${ci_steps[$i]}"
+			done
+			bench_case s9 "CI step $((n + 1)): ${ci_names[$n]} after nfsgit's steps before it (real history)" "$fs" "$v" \
+				'rm -rf wt && cp -a ci-0 wt && "$SETUP_GIT" -C wt update-index -q --refresh' \
+				"cd \"\$R/wt\" && $g ${ci_steps[$n]}" ||
+				failed=1
+		done
 		BENCH_WARM=
 	fi
 	rm -rf "$dir/ci-0" "$dir/wt"
@@ -146,7 +169,8 @@ trips: total delayed requests (latencyfs "round_trips"), of the four
 commands together; by type below (median over the runs; "neg" =
 negative lookups). A "CI step" row times and counts that step alone,
 run right after the same git ran the steps before it on the fresh mount
-(not timed, not counted).
+(not timed, not counted); the last row runs reset --hard after nfsgit
+ran the steps before it, for every git.
 
 
 EOF
