@@ -35,6 +35,7 @@
 #   --delay-us N               simulated round trip; repeatable (default 500)
 #   --local                    also run on the local disk where the scenario
 #                              has a local case
+#   --local-only               only on the local disk (no latencyfs run)
 #   --quick                    CI-sized: fewer cases and repetitions
 #   --reps N                   runs per measurement (default 5, quick 2)
 #   --out FILE                 append the JSON records here (default: a
@@ -84,6 +85,7 @@ bench_parse_args () {
 	NFSGIT=$TOP/build/install/bin/git
 	DELAYS=
 	LOCAL_DISK=
+	LOCAL_ONLY=
 	QUICK=
 	REPS=
 	BENCH_OUT=
@@ -96,6 +98,7 @@ bench_parse_args () {
 		--nfsgit) NFSGIT=$2; shift ;;
 		--delay-us) DELAYS="$DELAYS $2"; shift ;;
 		--local) LOCAL_DISK=1 ;;
+		--local-only) LOCAL_DISK=1 LOCAL_ONLY=1 ;;
 		--quick) QUICK=1 ;;
 		--reps) REPS=$2; shift ;;
 		--out) BENCH_OUT=$2; shift ;;
@@ -106,7 +109,12 @@ bench_parse_args () {
 		esac
 		shift
 	done
-	DELAYS=${DELAYS:-500}
+	if test -n "$LOCAL_ONLY"
+	then
+		DELAYS=
+	else
+		DELAYS=${DELAYS:-500}
+	fi
 	if test -z "$REPS"
 	then
 		if test -n "$QUICK"; then REPS=2; else REPS=5; fi
