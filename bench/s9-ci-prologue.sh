@@ -85,6 +85,27 @@ ci_names=(
 	"reset --hard"
 )
 
+# step_case N VARIANT WARM_GIT LABEL: CI step N alone for VARIANT, right
+# after WARM_GIT ran the steps before it on the mount (BENCH_WARM: not
+# timed, not counted)
+step_case () {
+	local n=$1 v=$2 wg=$3 label=$4 g i
+
+	g=$(bench_git "$v")
+	BENCH_WARM=
+	if test $n -gt 0
+	then
+		BENCH_WARM="cd wt"
+		for ((i = 0; i < n; i++))
+		do
+			BENCH_WARM="$BENCH_WARM && $wg ${ci_steps[$i]}"
+		done
+	fi
+	bench_case s9 "CI step $((n + 1)): ${ci_names[$n]}$label (real history)" "$fs" "$v" \
+		'rm -rf wt && cp -a ci-0 wt && "$SETUP_GIT" -C wt update-index -q --refresh' \
+		"cd \"\$R/wt\" && $g ${ci_steps[$n]}"
+}
+
 failed=0
 for fs in $(bench_fs_list)
 do
@@ -120,19 +141,7 @@ do
 		do
 			for v in $BENCH_VARIANTS
 			do
-				g=$(bench_git "$v")
-				# the steps before this one, by the same git, on the
-				# mount, before the counters are reset
-				BENCH_WARM="cd wt"
-				for ((i = 0; i < n; i++))
-				do
-					BENCH_WARM="$BENCH_WARM && $g ${ci_steps[$i]}"
-				done
-				test $n -gt 0 || BENCH_WARM=
-				bench_case s9 "CI step $((n + 1)): ${ci_names[$n]} (real history)" "$fs" "$v" \
-					'rm -rf wt && cp -a ci-0 wt && "$SETUP_GIT" -C wt update-index -q --refresh' \
-					"cd \"\$R/wt\" && $g ${ci_steps[$n]}" ||
-					failed=1
+				step_case $n "$v" "$(bench_git "$v")" "" || failed=1
 			done
 		done
 		# reset --hard from the same state for every git: the steps
@@ -140,20 +149,10 @@ do
 		# racily clean (written in the second the index was) depends
 		# on how fast it was, and the reset reads each of them again;
 		# here each git resets the work tree nfsgit's checkout left.
-		n=$((${#ci_steps[@]} - 1))
-		ng=$(bench_git nfsgit)
 		for v in $BENCH_VARIANTS
 		do
-			g=$(bench_git "$v")
-			BENCH_WARM="cd wt"
-			for ((i = 0; i < n; i++))
-			do
-				BENCH_WARM="$BENCH_WARM && $ng ${ci_steps[$i]}"
-			done
-			bench_case s9 "CI step $((n + 1)): ${ci_names[$n]} after nfsgit's steps before it (real history)" "$fs" "$v" \
-				'rm -rf wt && cp -a ci-0 wt && "$SETUP_GIT" -C wt update-index -q --refresh' \
-				"cd \"\$R/wt\" && $g ${ci_steps[$n]}" ||
-				failed=1
+			step_case 3 "$v" "$(bench_git nfsgit)" \
+				" after nfsgit's steps before it" || failed=1
 		done
 		BENCH_WARM=
 	fi
