@@ -19,6 +19,11 @@
 #   make stock        the two peers of every comparison, built the same
 #                     way as nfsgit: pristine upstream (the base) in
 #                     build/stock, Debian stable's Git in build/stable
+#   make check        the gates upstream's CI applies (DEVELOPER=1,
+#                     headers, sparse, coccicheck, the documentation,
+#                     NO_PTHREADS, Meson, sha256, the TEST-vars job) over
+#                     the series, in trees under build/check
+#                     (tools/check; GATES=a,b runs some of them)
 #   make export       write build/git's series to patches/
 #   make export-upstream  each topic as a mailing-list series in
 #                     build/upstream-series (format-patch --cover-letter,
@@ -70,7 +75,7 @@ export CONFIG_MAK
 
 .PHONY: all deps fetch tree build install stock stock-base test test-quick test-stock \
 	test-mount test-faults test-diff test-diff-quick export latencyfs demo bench bench-quick clean FORCE \
-	deb test-deb gix rebase-check export-upstream
+	deb test-deb gix rebase-check export-upstream check
 
 all: install
 
@@ -193,6 +198,11 @@ UPSTREAM_REF ?= master
 UPSTREAM_REPO ?= https://github.com/git/git.git
 export-upstream: tree
 	tools/export-upstream
+
+check: latencyfs
+	tools/install-deps --check
+	LATENCYFS=$(TOP)/build/latencyfs/latencyfs tools/check --jobs $(JOBS) \
+		$(if $(GATES),--only $(GATES))
 
 rebase-check:
 	tools/rebase-check --repo $(UPSTREAM_REPO) $(UPSTREAM_REF)
