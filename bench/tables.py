@@ -72,14 +72,18 @@ def record(args):
     if args.skip:
         rec["skip"] = args.skip
     else:
-        times = []
+        times, cpu = [], None
         try:
             with open(args.hyperfine) as f:
-                times = json.load(f)["results"][0]["times"]
-        except (OSError, ValueError, KeyError, IndexError):
+                res = json.load(f)["results"][0]
+            times = res["times"]
+            cpu = res["user"] + res["system"]
+        except (OSError, ValueError, KeyError, IndexError, TypeError):
             pass
         if times:
             rec["times"] = times
+            if cpu is not None:
+                rec["cpu"] = cpu
         else:
             rec["failed"] = True
         runs = parse_stats(args.stats) if args.stats else []
@@ -177,6 +181,11 @@ def table(args):
         return
     have_ops = any(r.get("ops") for r in recs)
     per_object = args.per_object and any(r.get("objects") for r in recs)
+    # on the local disk, where the disk's own timing moves the wall
+    # times, the CPU time (user + system, mean) says whether the code
+    # does more
+    have_cpu = (all(r["fs"] == "local" for r in recs) and
+                any(r.get("cpu") for r in recs))
 
     # 1. wall times, ratios, total round trips
     head = ["case", "fs"]
@@ -186,6 +195,8 @@ def table(args):
         head.append("neg lookups/object (%s)" % ", ".join(variants))
     if have_ops:
         head += ["round trips %s" % v for v in variants]
+    if have_cpu:
+        head += ["CPU %s" % v for v in variants]
     print_row(head)
     print("|" + "|".join("---" for _ in head) + "|")
     for key in rows:
@@ -209,6 +220,10 @@ def table(args):
             for v in variants:
                 ops = (got.get(v) or {}).get("ops")
                 row.append(str(ops.get("round_trips", 0)) if ops else "—")
+        if have_cpu:
+            for v in variants:
+                c = (got.get(v) or {}).get("cpu")
+                row.append(("%.0f ms" % (c * 1000)) if c is not None else "—")
         print_row(row)
     print()
     if not have_ops:
