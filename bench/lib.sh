@@ -36,6 +36,9 @@
 #   --local                    also run on the local disk where the scenario
 #                              has a local case
 #   --local-only               only on the local disk (no latencyfs run)
+#   --nfsgit-first             run nfsgit before the stock Gits (on the
+#                              local disk the Git that runs later is slower:
+#                              the disk is still busy with the runs before)
 #   --quick                    CI-sized: fewer cases and repetitions
 #   --reps N                   runs per measurement (default 5, quick 2)
 #   --out FILE                 append the JSON records here (default: a
@@ -99,6 +102,7 @@ bench_parse_args () {
 		--delay-us) DELAYS="$DELAYS $2"; shift ;;
 		--local) LOCAL_DISK=1 ;;
 		--local-only) LOCAL_DISK=1 LOCAL_ONLY=1 ;;
+		--nfsgit-first) BENCH_VARIANTS="nfsgit stock stable" ;;
 		--quick) QUICK=1 ;;
 		--reps) REPS=$2; shift ;;
 		--out) BENCH_OUT=$2; shift ;;
