@@ -161,7 +161,7 @@ latencyfs: deps
 	$(MAKE) -C tools/latencyfs O=$(TOP)/build/latencyfs
 
 test: install latencyfs
-	$(MAKE) -C build/git/t test-lint
+	$(MAKE) -C build/git/t test-lint check-meson
 	tools/run-tests --jobs $(JOBS) --extra tools/latencyfs/test.sh build/git
 	$(MAKE) test-diff-quick
 
