@@ -30,7 +30,8 @@
 #   --stock GIT                stock Git at the base of the series (default
 #                              build/stock-install/bin/git)
 #   --stable GIT               Debian stable's Git (default build/stable-
-#                              install/bin/git)
+#                              install/bin/git), or an earlier nfsgit to
+#                              compare with (labelled "before: ...")
 #   --nfsgit GIT               nfsgit (default build/install/bin/git)
 #   --delay-us N               simulated round trip; repeatable (default 500)
 #   --local                    also run on the local disk where the scenario
@@ -139,6 +140,11 @@ bench_parse_args () {
 	then
 		STABLE_LABEL="$STABLE_LABEL (stable)"
 	fi
+	# another nfsgit in the stable column (--stable, e.g. the series
+	# before a change): name it as one
+	case $STABLE_LABEL in
+	*nfsgit*) STABLE_LABEL="before: ${STABLE_LABEL#stock }" ;;
+	esac
 	export STOCK STABLE NFSGIT STOCK_LABEL STABLE_LABEL QUICK REPS
 }
 
